@@ -1,0 +1,38 @@
+# LocalLLMKit: every target first runs scripts/bootstrap (idempotent, cached).
+SWIFT         ?= swift
+LLMKIT_PREFIX ?= /usr/local
+PROMPT        ?= Once upon a time
+
+# Let SwiftPM and the tests find llama.cpp in a non-default prefix too.
+export LLMKIT_PREFIX
+export PKG_CONFIG_PATH := $(LLMKIT_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+export LD_LIBRARY_PATH := $(LLMKIT_PREFIX)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+export PATH := $(LLMKIT_PREFIX)/bin:$(PATH)
+
+.PHONY: all bootstrap build demo test bench clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build -c release --product llmkit
+
+# The main job on the default model: stream a story with timing figures.
+demo: build
+	.build/release/llmkit run --raw --max-tokens 96 --temperature 0.7 --seed 42 --stats "$(PROMPT)"
+	@echo
+
+# Unit and end-to-end tests through the real libllama and the real model.
+# Serial, so that the memory-stability test measures this process alone.
+test: bootstrap
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --no-parallel
+
+# llmkit bench side by side with llama-bench, and peak memory against llama-completion.
+bench: build
+	bench/compare.sh
+
+clean:
+	$(SWIFT) package clean

@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// llama.cpp is found through the pkg-config files that `scripts/bootstrap` installs
+// (`llama.pc` and `llama-common.pc`). No unsafe flags: another package can depend on
+// this one by version.
+let package = Package(
+    name: "LocalLLMKit",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "LocalLLMKit", targets: ["LocalLLMKit"]),
+        .executable(name: "llmkit", targets: ["llmkit"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLlama",
+            pkgConfig: "llama",
+            providers: [.brew(["llama.cpp"])]
+        ),
+        .systemLibrary(
+            name: "CLlamaCommon",
+            pkgConfig: "llama-common"
+        ),
+        .target(
+            name: "CLlamaBridge",
+            dependencies: ["CLlama", "CLlamaCommon"]
+        ),
+        .target(
+            name: "LocalLLMKit",
+            dependencies: ["CLlama", "CLlamaBridge"]
+        ),
+        .executableTarget(
+            name: "llmkit",
+            dependencies: ["LocalLLMKit"]
+        ),
+        .testTarget(
+            name: "LocalLLMKitTests",
+            dependencies: ["LocalLLMKit", "CLlama"]
+        ),
+        .testTarget(
+            name: "llmkitTests",
+            dependencies: ["LocalLLMKit"]
+        ),
+    ],
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
+)

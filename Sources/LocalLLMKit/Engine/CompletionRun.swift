@@ -1,0 +1,114 @@
+/// One completion from start to end: prompt evaluation, then the loop of
+/// sample → detokenize → stop checks → decode.
+struct CompletionRun {
+    private let context: InferenceContext
+    private let tokenizer: Tokenizer
+    private let options: CompletionOptions
+    private let promptTokens: [Int32]
+    private let cancellation: CancellationFlag
+    private let tokenLimit: Int
+    private let clock = ContinuousClock()
+
+    /// Validates the request; nothing is decoded yet.
+    /// - Throws: ``LLMKitError/invalidOption(name:reason:)``, ``LLMKitError/emptyPrompt``
+    ///   or ``LLMKitError/promptTooLong(tokens:limit:)``.
+    init(context: InferenceContext, tokenizer: Tokenizer, options: CompletionOptions,
+         promptTokens: [Int32], cancellation: CancellationFlag) throws {
+        try options.validate()
+        guard !promptTokens.isEmpty else { throw LLMKitError.emptyPrompt }
+        let reserved = options.maximumTokens ?? 1
+        if promptTokens.count + reserved > context.contextLength {
+            throw LLMKitError.promptTooLong(tokens: promptTokens.count, limit: context.contextLength - reserved)
+        }
+        self.context = context
+        self.tokenizer = tokenizer
+        self.options = options
+        self.promptTokens = promptTokens
+        self.cancellation = cancellation
+        self.tokenLimit = min(options.maximumTokens ?? .max, context.contextLength - promptTokens.count)
+    }
+
+    /// Generates, handing each chunk of text to `emit`, and returns the result.
+    mutating func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
+        let start = clock.now
+        context.abort(on: cancellation)
+        let sampler = try Sampler(model: context.model, options: options)
+        var statistics = GenerationStatistics()
+        statistics.promptTokens = promptTokens.count
+        var result = CompletionResult(text: "", tokens: [], stopReason: .cancelled, stopSequence: nil,
+                                      seed: sampler.seed, statistics: statistics)
+        guard !cancellation.isRaised else { return result }
+
+        context.clearMemory()
+        let promptStart = clock.now
+        guard try context.decode(promptTokens[...], startingAt: 0) else { return result }
+        result.statistics.promptDuration = clock.now - promptStart
+        result.statistics.promptTokensPerSecond = result.statistics.promptDuration.rate(of: promptTokens.count)
+
+        var decoder = UTF8StreamDecoder()
+        var matcher = StopSequenceMatcher(stopSequences: options.stopSequences)
+        var output = TextAccumulator(emit: emit)
+        var firstSample: ContinuousClock.Instant?
+        var samples = 0
+        var lastSample = start
+        var stop: StopReason = .cancelled
+
+        generation: while !cancellation.isRaised {
+            let token = try sampler.sampleAndAccept(from: context)
+            lastSample = clock.now
+            samples += 1
+            if firstSample == nil {
+                firstSample = lastSample
+                result.statistics.timeToFirstToken = lastSample - start
+            }
+            if tokenizer.isEndOfGeneration(token) {
+                stop = .endOfText
+                break
+            }
+            result.tokens.append(token)
+            let step = matcher.append(decoder.decode(try tokenizer.piece(token)))
+            output.add(step.text)
+            if let sequence = step.stop {
+                (stop, result.stopSequence) = (.stopSequence, sequence)
+                break generation
+            }
+            if result.tokens.count >= tokenLimit {
+                stop = .maximumTokens
+                break
+            }
+            guard try context.decode([token], startingAt: promptTokens.count + result.tokens.count - 1) else { break }
+        }
+
+        if stop != .stopSequence {
+            let step = matcher.append(decoder.finish())
+            output.add(step.text)
+            if let sequence = step.stop {
+                (stop, result.stopSequence) = (.stopSequence, sequence)
+            } else {
+                output.add(matcher.finish())
+            }
+        }
+        result.text = output.text
+        result.stopReason = stop
+        result.statistics.generatedTokens = result.tokens.count
+        if let firstSample {
+            result.statistics.generationDuration = lastSample - firstSample
+            result.statistics.generationTokensPerSecond = result.statistics.generationDuration.rate(of: samples - 1)
+        }
+        return result
+    }
+}
+
+/// Collects the emitted text and forwards non-empty chunks.
+private struct TextAccumulator {
+    let emit: (String) -> Void
+    private(set) var text = ""
+
+    init(emit: @escaping (String) -> Void) { self.emit = emit }
+
+    mutating func add(_ chunk: String) {
+        guard !chunk.isEmpty else { return }
+        text += chunk
+        emit(chunk)
+    }
+}

@@ -1,0 +1,33 @@
+/// Token counts and timings of one completion.
+public struct GenerationStatistics: Sendable, Equatable {
+    /// Tokens in the prompt.
+    public var promptTokens: Int = 0
+    /// Tokens generated (an end-of-generation token is not counted).
+    public var generatedTokens: Int = 0
+    /// Time spent evaluating the prompt.
+    public var promptDuration: Duration = .zero
+    /// Time from the first sampled token to the last.
+    public var generationDuration: Duration = .zero
+    /// Time from the start of the request (once the model was free) to the first token.
+    public var timeToFirstToken: Duration = .zero
+    /// Prompt tokens evaluated per second.
+    public var promptTokensPerSecond: Double = 0
+    /// Tokens generated per second after the first one; each costs one decode step and one sample.
+    public var generationTokensPerSecond: Double = 0
+
+    /// Creates empty statistics.
+    public init() {}
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+
+    /// `count` events over this duration, per second (0 when either is zero).
+    func rate(of count: Int) -> Double {
+        count > 0 && seconds > 0 ? Double(count) / seconds : 0
+    }
+}

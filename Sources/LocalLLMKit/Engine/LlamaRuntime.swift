@@ -1,0 +1,24 @@
+import CLlama
+
+/// One-time, process-wide set-up of llama.cpp: the logger, then the backends.
+enum LlamaRuntime {
+    private static let initialized: Bool = {
+        llama_log_set({ level, text, _ in
+            guard let text else { return }
+            LlamaLog.receive(level, String(cString: text))
+        }, nil)
+        llama_backend_init()
+        return true
+    }()
+
+    /// Initializes llama.cpp once; cheap on later calls.
+    static func ensureInitialized() {
+        _ = initialized
+    }
+
+    /// Whether a GPU backend (CUDA, Metal, Vulkan…) is available for offloading.
+    static var supportsGPUOffload: Bool {
+        ensureInitialized()
+        return llama_supports_gpu_offload()
+    }
+}

@@ -1,0 +1,24 @@
+import CLlama
+
+extension LocalModel {
+    /// llama.cpp's one-line description of the model, e.g. `gemma3 270M Q4_K - Medium`.
+    public nonisolated var modelDescription: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let length = llama_model_desc(handle.pointer, &buffer, buffer.count)
+        return String(decoding: buffer.prefix(Int(max(length, 0))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The size of the weights in bytes.
+    public nonisolated var weightsSize: Int64 { Int64(clamping: llama_model_size(handle.pointer)) }
+
+    /// The number of weights, as llama.cpp counts them.
+    public nonisolated var parameterCount: Int64 { Int64(clamping: llama_model_n_params(handle.pointer)) }
+
+    /// The compute backends llama.cpp registered in this process, e.g. `["CPU"]` or `["CUDA", "CPU"]`.
+    public static var backendNames: [String] {
+        LlamaRuntime.ensureInitialized()
+        return (0..<ggml_backend_reg_count()).compactMap { index in
+            ggml_backend_reg_get(index).flatMap { ggml_backend_reg_name($0) }.map { String(cString: $0) }
+        }
+    }
+}

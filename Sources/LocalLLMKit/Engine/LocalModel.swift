@@ -1,0 +1,123 @@
+import CLlama
+import Foundation
+
+/// A GGUF language model loaded into memory, ready to generate.
+///
+/// ```swift
+/// let model = try await LocalModel.load(from: URL(filePath: "gemma-3-270m-q4_k_m.gguf"))
+/// for try await chunk in model.streamCompletion("Once upon a time", options: .init(maximumTokens: 64)) {
+///     print(chunk, terminator: "")
+/// }
+/// ```
+///
+/// A model owns its llama.cpp handles and one inference context, and runs all
+/// its work on a dedicated thread. Requests are served one at a time, in the
+/// order they arrive: a second request waits for the first and never
+/// interleaves with it. The memory is released when the last reference to the
+/// model goes away.
+public actor LocalModel {
+    /// A token id of the model's vocabulary.
+    public typealias Token = Int32
+
+    /// The file the model was loaded from.
+    public nonisolated let url: URL
+    /// The file's header: architecture, size, quantization, metadata.
+    public nonisolated let file: GGUFFile
+    /// The configuration the model was loaded with.
+    public nonisolated let configuration: Configuration
+    /// The context length in tokens (prompt plus answer).
+    public nonisolated let contextLength: Int
+    /// How long loading took.
+    public nonisolated let loadDuration: Duration
+
+    nonisolated let handle: ModelHandle
+    nonisolated let tokenizer: Tokenizer
+    private nonisolated let executor: EngineExecutor
+    let context: InferenceContext
+
+    /// The executor that runs this model's work on its own thread.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    private init(url: URL, file: GGUFFile, configuration: Configuration, handle: ModelHandle,
+                 context: InferenceContext, executor: EngineExecutor, loadDuration: Duration) {
+        self.url = url
+        self.file = file
+        self.configuration = configuration
+        self.handle = handle
+        self.tokenizer = Tokenizer(handle: handle)
+        self.context = context
+        self.contextLength = context.contextLength
+        self.executor = executor
+        self.loadDuration = loadDuration
+    }
+
+    deinit {
+        executor.shutDown()
+    }
+
+    /// Loads the GGUF model at `url`.
+    ///
+    /// The file's header is validated before llama.cpp sees it, so a missing,
+    /// empty, truncated or foreign file gives a typed error instead of an abort.
+    /// - Parameters:
+    ///   - url: a `.gguf` file.
+    ///   - configuration: context length, threads, GPU layers and memory mapping.
+    /// - Throws: ``LLMKitError/modelFileNotFound(path:)``, ``LLMKitError/invalidModelFile(path:reason:)``,
+    ///   ``LLMKitError/modelLoadFailed(path:reason:)``, ``LLMKitError/invalidOption(name:reason:)``
+    ///   or ``LLMKitError/contextCreationFailed(reason:)``.
+    public static func load(from url: URL, configuration: Configuration = .init()) async throws -> LocalModel {
+        try configuration.validate()
+        LlamaRuntime.ensureInitialized()
+        let executor = EngineExecutor(name: "LocalLLMKit.\(url.lastPathComponent)")
+        do {
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (file, handle, context) = try await executor.run {
+                let file = try GGUFFile(contentsOf: url)
+                let handle = try loadWeights(url: url, configuration: configuration)
+                let context = try InferenceContext(
+                    model: handle, parameters: contextParameters(file: file, configuration: configuration))
+                return (file, handle, context)
+            }
+            return LocalModel(url: url, file: file, configuration: configuration, handle: handle,
+                              context: context, executor: executor, loadDuration: clock.now - start)
+        } catch {
+            executor.shutDown()
+            throw error
+        }
+    }
+
+    private static func loadWeights(url: URL, configuration: Configuration) throws -> ModelHandle {
+        var parameters = llama_model_default_params()
+        if !configuration.usesMemoryMap { parameters.load_mode = LLAMA_LOAD_MODE_NONE }
+        if let layers = configuration.gpuLayers {
+            parameters.n_gpu_layers = Int32(clamping: layers)
+        } else {
+            parameters.n_gpu_layers = LlamaRuntime.supportsGPUOffload ? -1 : 0
+        }
+        let (model, errors) = LlamaLog.collectingErrors {
+            llama_model_load_from_file(url.path, parameters)
+        }
+        guard let model else {
+            throw LLMKitError.modelLoadFailed(path: url.path, reason: errors.last ?? "llama.cpp could not load it")
+        }
+        return ModelHandle(pointer: model)
+    }
+
+    private static func contextParameters(file: GGUFFile, configuration: Configuration) -> llama_context_params {
+        var parameters = llama_context_default_params()
+        let training = file.trainingContextLength ?? Configuration.defaultContextLength
+        let length = configuration.contextLength ?? min(training, Configuration.defaultContextLength)
+        parameters.n_ctx = UInt32(length)
+        parameters.n_batch = UInt32(configuration.batchSize)
+        parameters.n_ubatch = UInt32(min(configuration.microBatchSize, configuration.batchSize))
+        parameters.n_seq_max = 1
+        parameters.n_threads = Int32(configuration.effectiveThreads)
+        parameters.n_threads_batch = Int32(configuration.effectiveThreads)
+        parameters.no_perf = false
+        parameters.swa_full = configuration.usesFullSlidingWindowCache
+        return parameters
+    }
+}

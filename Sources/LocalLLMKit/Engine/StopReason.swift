@@ -1,0 +1,11 @@
+/// Why generation stopped. Every completion reports exactly one.
+public enum StopReason: String, Sendable, Equatable, Codable, CaseIterable {
+    /// The model produced an end-of-generation token.
+    case endOfText = "end_of_text"
+    /// The maximum number of tokens was reached (or the context filled up).
+    case maximumTokens = "maximum_tokens"
+    /// The output reached one of the stop sequences.
+    case stopSequence = "stop_sequence"
+    /// The consuming task was cancelled, or it stopped reading the stream.
+    case cancelled
+}

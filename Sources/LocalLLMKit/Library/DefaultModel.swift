@@ -1,0 +1,39 @@
+import Foundation
+
+extension LocalModel {
+    /// Where the default model is looked for: `$LLMKIT_MODEL` when set, else
+    /// `default.gguf` in the bootstrap's cache (`$LLMKIT_CACHE`, else
+    /// `$XDG_CACHE_HOME/llmkit`, else `~/.cache/llmkit`), under `models/`.
+    public static func defaultModelCandidates(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [URL] {
+        if let explicit = environment["LLMKIT_MODEL"], !explicit.isEmpty {
+            return [URL(filePath: explicit)]
+        }
+        let cache: URL
+        if let root = environment["LLMKIT_CACHE"], !root.isEmpty {
+            cache = URL(filePath: root)
+        } else if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            cache = URL(filePath: xdg).appending(path: "llmkit")
+        } else {
+            cache = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".cache/llmkit")
+        }
+        return [cache.appending(path: "models/default.gguf")]
+    }
+
+    /// The default model that `scripts/bootstrap` installed (Gemma 3 270M), or the
+    /// file that `$LLMKIT_MODEL` names.
+    /// - Throws: ``LLMKitError/noDefaultModel(searched:)`` when no such file exists.
+    public static func defaultModelURL(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> URL {
+        let candidates = defaultModelCandidates(environment: environment)
+        if let explicit = environment["LLMKIT_MODEL"], !explicit.isEmpty {
+            return candidates[0]       // named explicitly: let loading report a missing file
+        }
+        guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
+            throw LLMKitError.noDefaultModel(searched: candidates.map(\.path))
+        }
+        return found.resolvingSymlinksInPath()
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// A command's accepted options, for the small hand-written argument parser.
+struct CommandSpec {
+    /// The subcommand, e.g. `run`.
+    let name: String
+    /// One usage line, printed with usage errors.
+    let usage: String
+    /// The full help text.
+    let help: String
+    /// Options that take a value (`--model PATH`), with their aliases.
+    var valueOptions: Set<String> = []
+    /// Options that take no value (`--json`).
+    var flagOptions: Set<String> = []
+    /// Value options that may repeat (`--stop A --stop B`).
+    var repeatableOptions: Set<String> = []
+    /// Short or alternative spellings, mapped to the canonical option name.
+    var aliases: [String: String] = [:]
+    /// The most positional arguments allowed.
+    var maximumPositionals = 0
+}
+
+/// A usage error: the command line itself is wrong.
+struct UsageError: Error {
+    let message: String
+}
+
+/// The parsed command line of one subcommand.
+struct ParsedArguments {
+    private(set) var values: [String: [String]] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+
+    /// Parses `arguments` against `spec`. `--name=value` and `--` are understood.
+    init(_ arguments: [String], spec: CommandSpec) throws {
+        var index = 0
+        var onlyPositionals = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || !argument.hasPrefix("-") || argument == "-" || Double(argument) != nil {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            name = spec.aliases[name] ?? name
+            if spec.flagOptions.contains(name) {
+                if inlineValue != nil { throw UsageError(message: "\(name) takes no value") }
+                flags.insert(name)
+            } else if spec.valueOptions.contains(name) {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
+                    value = arguments[index]
+                    index += 1
+                }
+                if values[name] != nil && !spec.repeatableOptions.contains(name) {
+                    throw UsageError(message: "\(name) is given more than once")
+                }
+                values[name, default: []].append(value)
+            } else {
+                throw UsageError(message: "unknown option \(name) for '\(spec.name)'")
+            }
+        }
+        if positionals.count > spec.maximumPositionals {
+            throw UsageError(message: "unexpected argument '\(positionals[spec.maximumPositionals])'")
+        }
+    }
+
+    /// Whether a flag was given.
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// The value of an option (the last one if repeated).
+    func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value of a repeatable option.
+    func allValues(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// An integer option, or a usage error naming the bad value.
+    func integer(_ name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws -> Int? {
+        guard let text = value(name) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(message: "\(name) expects an integer\(describe(range)), got '\(text)'")
+        }
+        return number
+    }
+
+    /// A comma-separated list of integers (llama-bench style: `-p 128,512`).
+    func integerList(_ name: String, in range: ClosedRange<Int>) throws -> [Int]? {
+        guard let text = value(name) else { return nil }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        let numbers = parts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard numbers.count == parts.count, !numbers.isEmpty, numbers.allSatisfy(range.contains) else {
+            throw UsageError(message: "\(name) expects comma-separated integers\(describe(range)), got '\(text)'")
+        }
+        return numbers
+    }
+
+    /// A floating-point option, or a usage error naming the bad value.
+    func number(_ name: String) throws -> Double? {
+        guard let text = value(name) else { return nil }
+        guard let number = Double(text), number.isFinite else {
+            throw UsageError(message: "\(name) expects a number, got '\(text)'")
+        }
+        return number
+    }
+
+    private func describe(_ range: ClosedRange<Int>) -> String {
+        switch (range.lowerBound, range.upperBound) {
+        case (Int.min, Int.max): return ""
+        case (let low, Int.max): return " ≥ \(low)"
+        case (let low, let high): return " in \(low)...\(high)"
+        }
+    }
+}

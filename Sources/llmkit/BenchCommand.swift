@@ -1,0 +1,147 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit bench`: prompt-processing and generation throughput with llama-bench's
+/// method, through LocalLLMKit's own engine.
+enum BenchCommand {
+    static let spec = CommandSpec(
+        name: "bench",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [--json]",
+        help: """
+        Measure throughput the way llama-bench does: pp (N random prompt tokens in one
+        batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
+        warm-up run, repeated -r times; reported as mean ± standard deviation.
+
+          -m, --model PATH        GGUF model (default: $LLMKIT_MODEL, else the bootstrap's model)
+          -p, --n-prompt N[,N…]   prompt sizes; 0 skips pp (default: 512)
+          -n, --n-gen N[,N…]      generation lengths; 0 skips tg (default: 128)
+          -r, --repetitions N     timed runs per test (default: 5)
+          -t, --threads N         CPU threads (default: active cores)
+              --json              print a JSON array in llama-bench's `-o json` shape
+              --verbose           show llama.cpp's log on stderr
+          -h, --help              show this help
+        """,
+        valueOptions: ["--model", "--threads", "--n-prompt", "--n-gen", "--repetitions"],
+        flagOptions: ["--json", "--verbose"],
+        aliases: ["-m": "--model", "-t": "--threads", "-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]
+    )
+
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        let prompts = try arguments.integerList("--n-prompt", in: 0...1_000_000) ?? [512]
+        let generations = try arguments.integerList("--n-gen", in: 0...1_000_000) ?? [128]
+        let repetitions = try arguments.integer("--repetitions", in: 1...10_000) ?? 5
+        let tests = prompts.filter { $0 > 0 }.map { ThroughputTest(promptTokens: $0) }
+            + generations.filter { $0 > 0 }.map { ThroughputTest(generatedTokens: $0) }
+        guard !tests.isEmpty else { throw UsageError(message: "nothing to measure: every -p and -n is 0") }
+
+        let model = try await ModelOptions.load(arguments)
+        let json = arguments.has("--json")
+        let table = BenchTable(model: model)
+        if !json { Console.out(table.header) }
+        var reports: [BenchReport] = []
+        for test in tests {
+            let measurement = try await model.measureThroughput(test, repetitions: repetitions)
+            if json {
+                reports.append(BenchReport(measurement: measurement, model: model))
+            } else {
+                Console.out(table.row(measurement))
+            }
+        }
+        if json {
+            try Console.printJSON(reports)
+        } else {
+            Console.out("\nbuild: llmkit \(LLMKitVersion.current), llama.cpp \(LLMKitVersion.llamaCpp)\n")
+        }
+        return .success
+    }
+}
+
+/// llama-bench's markdown table.
+struct BenchTable {
+    let model: LocalModel
+
+    var header: String {
+        "| model                          |       size |     params | backend    | threads |            test |                  t/s |\n"
+            + "| ------------------------------ | ---------: | ---------: | ---------- | ------: | --------------: | -------------------: |\n"
+    }
+
+    func row(_ measurement: ThroughputMeasurement) -> String {
+        let size = String(format: "%.2f MiB", Double(model.weightsSize) / 1_048_576)
+        let params = String(format: "%.2f M", Double(model.parameterCount) / 1e6)
+        let rate = String(format: "%.2f ± %.2f", measurement.averageTokensPerSecond, measurement.standardDeviationTokensPerSecond)
+        return "| \(pad(model.modelDescription, 30)) | \(pad(size, 10, right: true)) | \(pad(params, 10, right: true)) | "
+            + "\(pad(LocalModel.backendNames.joined(separator: ","), 10)) | \(pad("\(measurement.threads)", 7, right: true)) | "
+            + "\(pad(measurement.test.description, 15, right: true)) | \(pad(rate, 20, right: true)) |\n"
+    }
+
+    private func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        guard text.count < width else { return text }
+        let padding = String(repeating: " ", count: width - text.count)
+        return right ? padding + text : text + padding
+    }
+}
+
+/// One test in llama-bench's `-o json` shape.
+struct BenchReport: Encodable {
+    let buildCommit = "llmkit-\(LLMKitVersion.current)"
+    let backends: String
+    let modelFilename: String
+    let modelType: String
+    let modelSize: Int64
+    let modelNParams: Int64
+    let nBatch: Int
+    let nUbatch: Int
+    let nThreads: Int
+    let nPrompt: Int
+    let nGen: Int
+    let nDepth = 0
+    let testTime: String
+    let avgNs: UInt64
+    let stddevNs: UInt64
+    let avgTs: Double
+    let stddevTs: Double
+    let samplesNs: [UInt64]
+    let samplesTs: [Double]
+
+    init(measurement: ThroughputMeasurement, model: LocalModel) {
+        backends = LocalModel.backendNames.joined(separator: ",")
+        modelFilename = model.url.path
+        modelType = model.modelDescription
+        modelSize = model.weightsSize
+        modelNParams = model.parameterCount
+        nBatch = measurement.batchSize
+        nUbatch = measurement.microBatchSize
+        nThreads = measurement.threads
+        nPrompt = measurement.test.promptTokens
+        nGen = measurement.test.generatedTokens
+        testTime = ISO8601DateFormatter().string(from: Date())
+        avgNs = UInt64(measurement.averageNanoseconds.rounded())
+        stddevNs = UInt64(measurement.standardDeviationNanoseconds.rounded())
+        avgTs = measurement.averageTokensPerSecond
+        stddevTs = measurement.standardDeviationTokensPerSecond
+        samplesNs = measurement.samplesNanoseconds
+        samplesTs = measurement.samplesTokensPerSecond
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case backends
+        case buildCommit = "build_commit"
+        case modelFilename = "model_filename"
+        case modelType = "model_type"
+        case modelSize = "model_size"
+        case modelNParams = "model_n_params"
+        case nBatch = "n_batch"
+        case nUbatch = "n_ubatch"
+        case nThreads = "n_threads"
+        case nPrompt = "n_prompt"
+        case nGen = "n_gen"
+        case nDepth = "n_depth"
+        case testTime = "test_time"
+        case avgNs = "avg_ns"
+        case stddevNs = "stddev_ns"
+        case avgTs = "avg_ts"
+        case stddevTs = "stddev_ts"
+        case samplesNs = "samples_ns"
+        case samplesTs = "samples_ts"
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The CLI's two output streams: stdout carries only the answer (or the JSON),
+/// stderr carries progress, statistics and errors.
+enum Console {
+    /// Writes to standard output, unbuffered.
+    static func out(_ text: String) {
+        write(text, to: .standardOutput)
+    }
+
+    /// Writes to standard error, unbuffered.
+    static func err(_ text: String) {
+        write(text, to: .standardError)
+    }
+
+    /// Prints a value as one JSON document on stdout, followed by a newline.
+    static func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    }
+
+    /// Whether standard input is an interactive terminal.
+    static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    private static func write(_ text: String, to handle: FileHandle) {
+        do {
+            try handle.write(contentsOf: Data(text.utf8))
+        } catch {
+            // The reader went away (a closed pipe): nothing more can be shown.
+            exit(ExitCode.failure.rawValue)
+        }
+    }
+}
+
+/// The CLI's exit codes.
+enum ExitCode: Int32 {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case interrupted = 130
+}
+
+extension Duration {
+    /// The duration in milliseconds.
+    var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}

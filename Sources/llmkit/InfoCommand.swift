@@ -1,0 +1,116 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit info`: a GGUF file's metadata, read from its header without loading the weights.
+enum InfoCommand {
+    static let spec = CommandSpec(
+        name: "info",
+        usage: "usage: llmkit info [PATH] [--json] [--all]",
+        help: """
+        Show a GGUF file's metadata without loading its weights.
+
+          PATH       the GGUF file (default: $LLMKIT_MODEL, else the model installed by scripts/bootstrap)
+          --json     print one JSON object
+          --all      list every metadata key (long arrays are summarized)
+          -h, --help show this help
+        """,
+        valueOptions: ["--model"],
+        flagOptions: ["--json", "--all"],
+        aliases: ["-m": "--model"],
+        maximumPositionals: 1
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        let url: URL
+        if let path = arguments.positionals.first ?? arguments.value("--model") {
+            url = URL(filePath: path)
+        } else {
+            url = try LocalModel.defaultModelURL()
+        }
+        let file = try GGUFFile(contentsOf: url)
+        if arguments.has("--json") {
+            try Console.printJSON(InfoReport(file: file))
+            return .success
+        }
+        var lines = [
+            ("file", file.url.path),
+            ("size", "\(file.fileSize) bytes (\(String(format: "%.2f", Double(file.fileSize) / 1_048_576)) MiB)"),
+            ("gguf version", "\(file.version)"),
+            ("architecture", file.architecture ?? "unknown"),
+            ("name", file.name ?? "unknown"),
+            ("parameters", "\(file.parameterCount) (\(String(format: "%.2f", Double(file.parameterCount) / 1e6)) M)"),
+            ("quantization", file.quantization ?? "unknown"),
+            ("training context", file.trainingContextLength.map(String.init) ?? "unknown"),
+            ("chat template", file.hasChatTemplate ? "embedded" : "none"),
+            ("tensors", "\(file.tensorCount)"),
+            ("metadata keys", "\(file.metadata.count)"),
+        ]
+        if arguments.has("--all") {
+            lines += file.metadata.keys.sorted().map { ($0, file.metadata[$0]!.description) }
+        }
+        let width = lines.map(\.0.count).max() ?? 0
+        for (key, value) in lines {
+            Console.out(key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n")
+        }
+        return .success
+    }
+}
+
+/// The JSON object that `llmkit info --json` prints.
+struct InfoReport: Encodable {
+    let path: String
+    let fileSize: Int64
+    let ggufVersion: Int
+    let architecture: String?
+    let name: String?
+    let parameterCount: Int64
+    let quantization: String?
+    let trainingContextLength: Int?
+    let hasChatTemplate: Bool
+    let tensorCount: Int
+    let metadata: [String: MetadataValue]
+
+    init(file: GGUFFile) {
+        path = file.url.path
+        fileSize = file.fileSize
+        ggufVersion = file.version
+        architecture = file.architecture
+        name = file.name
+        parameterCount = file.parameterCount
+        quantization = file.quantization
+        trainingContextLength = file.trainingContextLength
+        hasChatTemplate = file.hasChatTemplate
+        tensorCount = file.tensorCount
+        metadata = file.metadata.mapValues(MetadataValue.init)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, architecture, name, quantization, metadata
+        case fileSize = "file_size"
+        case ggufVersion = "gguf_version"
+        case parameterCount = "parameter_count"
+        case trainingContextLength = "training_context_length"
+        case hasChatTemplate = "has_chat_template"
+        case tensorCount = "tensor_count"
+    }
+}
+
+/// A GGUF metadata value as JSON; long arrays become `{"type": …, "count": …}`.
+struct MetadataValue: Encodable {
+    let value: GGUFValue
+
+    init(_ value: GGUFValue) { self.value = value }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch value {
+        case .int(let number): try container.encode(number)
+        case .uint(let number): try container.encode(number)
+        case .float(let number): try number.isFinite ? container.encode(number) : container.encode(String(number))
+        case .bool(let flag): try container.encode(flag)
+        case .string(let text): try container.encode(text)
+        case .array(let values): try container.encode(values.map(MetadataValue.init))
+        case .largeArray(let type, let count): try container.encode(["type": type, "count": String(count)])
+        }
+    }
+}

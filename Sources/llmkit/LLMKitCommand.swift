@@ -1,0 +1,77 @@
+import Foundation
+import LocalLLMKit
+
+/// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
+@main
+enum LLMKitCommand {
+    static let usage = "usage: llmkit <run|info|bench> [options]   (llmkit <command> --help for details)"
+
+    static let help = """
+    llmkit \(LLMKitVersion.current): run GGUF language models locally with LocalLLMKit.
+
+    \(usage)
+
+    commands:
+      run     generate an answer to a prompt, streamed to stdout
+      info    show a GGUF file's metadata without loading its weights
+      bench   measure prompt and generation throughput (llama-bench's method)
+
+    options:
+      -h, --help     show this help
+      --version      show the versions of llmkit and llama.cpp
+
+    exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted (Ctrl-C)
+    """
+
+    static let commands: [String: CommandSpec] = [
+        RunCommand.spec.name: RunCommand.spec,
+        InfoCommand.spec.name: InfoCommand.spec,
+        BenchCommand.spec.name: BenchCommand.spec,
+    ]
+
+    static func main() async {
+        _ = InterruptHandler.shared
+        let code = await run(Array(CommandLine.arguments.dropFirst()))
+        exit(code.rawValue)
+    }
+
+    static func run(_ arguments: [String]) async -> ExitCode {
+        guard let name = arguments.first else {
+            Console.err(usage + "\n")
+            return .usage
+        }
+        switch name {
+        case "-h", "--help", "help":
+            Console.out(help + "\n")
+            return .success
+        case "--version", "version":
+            Console.out("llmkit \(LLMKitVersion.current) (llama.cpp \(LLMKitVersion.llamaCpp))\n")
+            return .success
+        default:
+            break
+        }
+        guard let spec = commands[name] else {
+            Console.err("llmkit: unknown command '\(name)'\n\(usage)\n")
+            return .usage
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            Console.out(spec.usage + "\n\n" + spec.help + "\n")
+            return .success
+        }
+        do {
+            let parsed = try ParsedArguments(rest, spec: spec)
+            switch name {
+            case RunCommand.spec.name: return try await RunCommand.run(parsed)
+            case InfoCommand.spec.name: return try InfoCommand.run(parsed)
+            default: return try await BenchCommand.run(parsed)
+            }
+        } catch let error as UsageError {
+            Console.err("llmkit \(name): \(error.message)\n\(spec.usage)\n")
+            return .usage
+        } catch {
+            Console.err("llmkit \(name): \(error.localizedDescription)\n")
+            return .failure
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import LocalLLMKit
+
+/// The model flags shared by every subcommand that loads a model.
+enum ModelOptions {
+    /// The value options it adds to a command.
+    static let valueOptions: Set<String> = ["--model", "--threads", "--context"]
+    /// Their short spellings.
+    static let aliases = ["-m": "--model", "-t": "--threads", "-c": "--context"]
+    /// The flags it adds to a command.
+    static let flagOptions: Set<String> = ["--verbose"]
+    /// Their help text.
+    static let help = """
+      -m, --model PATH     GGUF model (default: $LLMKIT_MODEL, else the model installed by scripts/bootstrap)
+      -t, --threads N      CPU threads (default: active cores)
+      -c, --context N      context length in tokens (default: training length, at most 4096)
+          --verbose        show llama.cpp's log on stderr
+    """
+
+    /// The model file: `--model`, else `$LLMKIT_MODEL`, else the default model.
+    static func modelURL(_ arguments: ParsedArguments) throws -> URL {
+        if let path = arguments.value("--model") {
+            return URL(filePath: path)
+        }
+        return try LocalModel.defaultModelURL()
+    }
+
+    /// The load configuration from the shared flags.
+    static func configuration(_ arguments: ParsedArguments) throws -> LocalModel.Configuration {
+        var configuration = LocalModel.Configuration()
+        configuration.threads = try arguments.integer("--threads", in: 1...1024)
+        configuration.contextLength = try arguments.integer("--context", in: 1...(1 << 24))
+        return configuration
+    }
+
+    /// Applies `--verbose` and loads the model.
+    static func load(_ arguments: ParsedArguments) async throws -> LocalModel {
+        if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
+        let configuration = try configuration(arguments)
+        return try await LocalModel.load(from: try modelURL(arguments), configuration: configuration)
+    }
+}
