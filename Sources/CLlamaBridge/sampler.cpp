@@ -26,6 +26,9 @@ extern "C" llmkit_sampling_params llmkit_sampling_defaults(void) {
     params.penalty_frequency = defaults.penalty_freq;
     params.penalty_presence  = defaults.penalty_present;
     params.grammar           = nullptr;
+    params.logit_bias_tokens = nullptr;
+    params.logit_bias_values = nullptr;
+    params.logit_bias_count  = 0;
     return params;
 }
 
@@ -50,6 +53,9 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
         sp.no_perf         = true;
         if (params->grammar && params->grammar[0] != '\0') {
             sp.grammar = common_grammar(COMMON_GRAMMAR_TYPE_USER, params->grammar);
+        }
+        for (int32_t i = 0; i < params->logit_bias_count; ++i) {
+            sp.logit_bias.push_back({params->logit_bias_tokens[i], params->logit_bias_values[i]});
         }
         common_sampler * impl = common_sampler_init(model, sp);
         if (!impl) {

@@ -37,6 +37,9 @@ typedef struct llmkit_sampling_params {
     float    penalty_frequency; // 0.0: disabled
     float    penalty_presence;  // 0.0: disabled
     const char * grammar;       // GBNF with a `root` rule, or NULL
+    const int32_t * logit_bias_tokens;  // token ids whose logits are shifted…
+    const float *   logit_bias_values;  // …by these amounts (-INFINITY bans a token)
+    int32_t         logit_bias_count;
 } llmkit_sampling_params;
 
 /// llama.cpp's own defaults for `common_params_sampling`.

@@ -33,6 +33,8 @@ public struct CompletionOptions: Sendable, Equatable {
     /// Generation stops before the first occurrence of any of these strings,
     /// which never appear in the output.
     public var stopSequences: [String]
+    /// Added to the logits of these tokens before sampling; `-Double.infinity` bans a token.
+    public var logitBias: [LocalModel.Token: Double]
 
     /// Creates options; every argument is optional.
     public init(
@@ -46,7 +48,8 @@ public struct CompletionOptions: Sendable, Equatable {
         frequencyPenalty: Double? = nil,
         penaltyWindow: Int? = nil,
         seed: UInt32? = nil,
-        stopSequences: [String] = []
+        stopSequences: [String] = [],
+        logitBias: [LocalModel.Token: Double] = [:]
     ) {
         self.maximumTokens = maximumTokens
         self.temperature = temperature
@@ -59,6 +62,7 @@ public struct CompletionOptions: Sendable, Equatable {
         self.penaltyWindow = penaltyWindow
         self.seed = seed
         self.stopSequences = stopSequences
+        self.logitBias = logitBias
     }
 
     /// Greedy decoding: always the most likely token.
@@ -97,5 +101,8 @@ public struct CompletionOptions: Sendable, Equatable {
         if let penaltyWindow, penaltyWindow < -1 { throw fail("penaltyWindow", "\(penaltyWindow) is below -1") }
         if seed == UInt32.max { throw fail("seed", "\(UInt32.max) is reserved by llama.cpp for “random”; pass nil instead") }
         if stopSequences.contains(where: \.isEmpty) { throw fail("stopSequences", "a stop sequence is empty") }
+        if let (token, bias) = logitBias.first(where: { $0.value.isNaN || $0.value == .infinity }) {
+            throw fail("logitBias", "the bias \(bias) for token \(token) is not a number or -infinity")
+        }
     }
 }

@@ -15,6 +15,7 @@ struct CompletionRun {
     init(context: InferenceContext, tokenizer: Tokenizer, options: CompletionOptions,
          promptTokens: [Int32], cancellation: CancellationFlag) throws {
         try options.validate()
+        try tokenizer.validate(Array(options.logitBias.keys))
         guard !promptTokens.isEmpty else { throw LLMKitError.emptyPrompt }
         let reserved = options.maximumTokens ?? 1
         if promptTokens.count + reserved > context.contextLength {

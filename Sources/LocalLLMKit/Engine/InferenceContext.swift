@@ -6,7 +6,7 @@ import CLlama
 final class InferenceContext: @unchecked Sendable {
     let pointer: OpaquePointer
     let model: ModelHandle
-    /// The context length in tokens.
+    /// The context length in tokens: what was asked for, even when llama.cpp allocated more.
     let contextLength: Int
     /// The largest number of tokens one `llama_decode` call accepts.
     let batchSize: Int
@@ -22,11 +22,13 @@ final class InferenceContext: @unchecked Sendable {
         }
         guard let context else {
             throw LLMKitError.contextCreationFailed(
-                reason: errors.last ?? "llama.cpp returned no context (too little memory for \(parameters.n_ctx) tokens?)")
+                reason: errors.summary ?? "llama.cpp returned no context (too little memory for \(parameters.n_ctx) tokens?)")
         }
         self.pointer = context
         self.model = model
-        self.contextLength = Int(llama_n_ctx(context))
+        // llama.cpp may round the cache up (to a multiple of 256); the length asked for stays the limit.
+        let allocated = Int(llama_n_ctx(context))
+        self.contextLength = parameters.n_ctx > 0 ? min(Int(parameters.n_ctx), allocated) : allocated
         self.batchSize = Int(llama_n_batch(context))
         self.batch = llama_batch_init(Int32(batchSize), 0, 1)
         installAbortCallback()

@@ -46,10 +46,10 @@ public enum LlamaLog {
 
     /// Collects llama.cpp's error lines while `body` runs on this task, so that a
     /// failure can say what llama.cpp complained about.
-    static func collectingErrors<T>(_ body: () throws -> T) rethrows -> (T, [String]) {
+    static func collectingErrors<T>(_ body: () throws -> T) rethrows -> (T, LlamaErrors) {
         let collector = ErrorCollector()
         let value = try $errorCollector.withValue(collector) { try body() }
-        return (value, collector.lines)
+        return (value, LlamaErrors(lines: collector.lines))
     }
 
     /// Receives one raw chunk from ggml's logger (called from C).
@@ -83,5 +83,20 @@ public enum LlamaLog {
         private let lock = Mutex<[String]>([])
         var lines: [String] { lock.withLock { $0 } }
         func append(_ line: String) { lock.withLock { $0.append(line) } }
+    }
+}
+
+/// The error lines llama.cpp logged during one call.
+struct LlamaErrors {
+    let lines: [String]
+
+    /// The lines without their `function_name: ` prefixes, joined; nil when there were none.
+    var summary: String? {
+        guard !lines.isEmpty else { return nil }
+        return lines.map { line in
+            guard let colon = line.range(of: ": "),
+                  line[..<colon.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return line }
+            return String(line[colon.upperBound...])
+        }.joined(separator: "; ")
     }
 }

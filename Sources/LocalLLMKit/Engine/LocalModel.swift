@@ -101,7 +101,7 @@ public actor LocalModel {
             llama_model_load_from_file(url.path, parameters)
         }
         guard let model else {
-            throw LLMKitError.modelLoadFailed(path: url.path, reason: errors.last ?? "llama.cpp could not load it")
+            throw LLMKitError.modelLoadFailed(path: url.path, reason: errors.summary ?? "llama.cpp could not load it")
         }
         return ModelHandle(pointer: model)
     }

@@ -19,8 +19,18 @@ final class Sampler {
         if let value = options.repetitionPenalty { params.penalty_repeat = Float(value) }
         if let value = options.presencePenalty { params.penalty_presence = Float(value) }
         if let value = options.frequencyPenalty { params.penalty_frequency = Float(value) }
+        let biasTokens = Array(options.logitBias.keys)
+        let biasValues = biasTokens.map { Float(options.logitBias[$0]!) }
         var error: llmkit_error?
-        guard let sampler = llmkit_sampler_create(model.pointer, &params, &error) else {
+        let sampler = biasTokens.withUnsafeBufferPointer { tokens in
+            biasValues.withUnsafeBufferPointer { values in
+                params.logit_bias_tokens = tokens.baseAddress
+                params.logit_bias_values = values.baseAddress
+                params.logit_bias_count = Int32(tokens.count)
+                return llmkit_sampler_create(model.pointer, &params, &error)
+            }
+        }
+        guard let sampler else {
             throw LLMKitError.samplingFailed(reason: Self.take(error) ?? "unknown error")
         }
         pointer = sampler

@@ -45,7 +45,9 @@ struct Tokenizer: Sendable {
     /// The bytes of one token's text. Special tokens render as their text only
     /// when `renderSpecial` is true; otherwise they are empty.
     func piece(_ token: Int32, renderSpecial: Bool = false) throws -> [UInt8] {
-        try validate([token])
+        guard token >= 0 && Int(token) < vocabularySize else {
+            throw LLMKitError.invalidToken(token, vocabularySize: vocabularySize)
+        }
         var buffer = [CChar](repeating: 0, count: 64)
         var count = llama_token_to_piece(vocabulary, token, &buffer, Int32(buffer.count), 0, renderSpecial)
         if count < 0 {
@@ -57,7 +59,6 @@ struct Tokenizer: Sendable {
 
     /// Turns tokens back into text.
     func detokenize(_ tokens: [Int32], renderSpecial: Bool) throws -> String {
-        try validate(tokens)
         var bytes: [UInt8] = []
         for token in tokens { bytes += try piece(token, renderSpecial: renderSpecial) }
         return String(decoding: bytes, as: UTF8.self)

@@ -46,7 +46,7 @@ public struct GGUFFile: Sendable {
             gguf_init_from_file(path, gguf_init_params(no_alloc: true, ctx: nil))
         }
         guard let context else {
-            let detail = errors.last.map { ": \($0)" } ?? ""
+            let detail = errors.summary.map { ": \($0)" } ?? ""
             throw LLMKitError.invalidModelFile(path: path, reason: "the GGUF header is damaged or truncated\(detail)")
         }
         defer { gguf_free(context) }

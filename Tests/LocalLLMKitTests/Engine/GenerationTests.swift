@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import LocalLLMKit
+
+@Suite("Generation through the real model")
+struct GenerationTests {
+    static let prompt = "Once upon a time"
+
+    @Test("greedy decoding is deterministic and stops at the token limit")
+    func greedy() async throws {
+        let model = try await TestModel.load()
+        let first = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 24))
+        let second = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 24))
+        #expect(first.text == second.text)
+        #expect(first.tokens == second.tokens)
+        #expect(first.tokens.count == 24)
+        #expect(first.stopReason == .maximumTokens)
+        #expect(try model.detokenize(first.tokens) == first.text)
+    }
+
+    @Test("the same seed gives the same sample; another seed another")
+    func seeds() async throws {
+        let model = try await TestModel.load()
+        let options = CompletionOptions(maximumTokens: 32, temperature: 1.2, seed: 7)
+        let a = try await model.complete(Self.prompt, options: options)
+        let b = try await model.complete(Self.prompt, options: options)
+        var other = options
+        other.seed = 8
+        let c = try await model.complete(Self.prompt, options: other)
+        #expect(a.text == b.text)
+        #expect(a.seed == 7)
+        #expect(a.tokens != c.tokens)
+    }
+
+    @Test("a random seed is reported and reproduces the sample")
+    func reportedSeed() async throws {
+        let model = try await TestModel.load()
+        let first = try await model.complete(Self.prompt, options: .init(maximumTokens: 16, temperature: 1.0))
+        let replay = try await model.complete(Self.prompt, options: .init(maximumTokens: 16, temperature: 1.0, seed: first.seed))
+        #expect(first.tokens == replay.tokens)
+    }
+
+    @Test("options reach the sampler: top-k 1 is greedy at any temperature")
+    func topKOne() async throws {
+        let model = try await TestModel.load()
+        let greedy = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 16))
+        let topK = try await model.complete(Self.prompt, options: .init(maximumTokens: 16, temperature: 1.5, topK: 1, seed: 3))
+        #expect(greedy.tokens == topK.tokens)
+    }
+
+    @Test("an end-of-generation token stops with endOfText")
+    func endOfText() async throws {
+        let model = try await TestModel.load()
+        let eos = try model.tokenize("<eos>", addingBeginningOfSequence: false, parsingSpecialTokens: true)
+        #expect(eos.count == 1 && model.isEndOfGeneration(eos[0]))
+        let result = try await model.complete(Self.prompt, options: .init(maximumTokens: 16, temperature: 0, logitBias: [eos[0]: 1000]))
+        #expect(result.stopReason == .endOfText)
+        #expect(result.text.isEmpty)
+        #expect(result.statistics.generatedTokens == 0)
+    }
+
+    @Test("a banned token is never sampled")
+    func bannedToken() async throws {
+        let model = try await TestModel.load()
+        let greedy = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 8))
+        let banned = greedy.tokens[0]
+        let result = try await model.complete(Self.prompt, options: .init(maximumTokens: 8, temperature: 0, logitBias: [banned: -.infinity]))
+        #expect(!result.tokens.contains(banned))
+    }
+
+    @Test("a stop sequence ends generation and is not part of the text")
+    func stopSequence() async throws {
+        let model = try await TestModel.load()
+        let reference = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 32)).text
+        let middle = reference.index(reference.startIndex, offsetBy: reference.count / 2)
+        let stop = String(reference[middle...].prefix(5))
+        let expected = String(reference[..<reference.range(of: stop)!.lowerBound])
+        let stream = model.streamCompletion(Self.prompt, options: .init(maximumTokens: 32, temperature: 0, stopSequences: [stop]))
+        var streamed = ""
+        for try await chunk in stream { streamed += chunk }
+        let result = try await stream.result
+        #expect(result.stopReason == .stopSequence)
+        #expect(result.stopSequence == stop)
+        #expect(result.text == expected)
+        #expect(streamed == expected)
+    }
+
+    @Test("model recommendations from general.sampling.* apply unless overridden")
+    func ggufSamplingDefaults() async throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.file("greedy-by-default.gguf")
+        try GGUFRewriter.copy(TestModel.url(), to: copy, settingFloat: "general.sampling.temp", to: 0)
+        let model = try await LocalModel.load(from: copy, configuration: .init(contextLength: 512))
+        #expect(model.file.recommendedSampling.temperature == 0)
+        let reference = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 24))
+        let byDefault = try await model.complete(Self.prompt, options: .init(maximumTokens: 24))
+        let overridden = try await model.complete(Self.prompt, options: .init(maximumTokens: 24, temperature: 1.5, seed: 11))
+        #expect(byDefault.tokens == reference.tokens)
+        #expect(overridden.tokens != reference.tokens)
+    }
+
+    @Test("a prompt longer than the batch size is evaluated in chunks, with the same result")
+    func longPrompt() async throws {
+        let prompt = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 30)
+        let chunked = try await TestModel.load(.init(contextLength: 1024, batchSize: 64, microBatchSize: 64))
+        let whole = try await TestModel.load(.init(contextLength: 1024))
+        let a = try await chunked.complete(prompt, options: .greedy(maximumTokens: 12))
+        let b = try await whole.complete(prompt, options: .greedy(maximumTokens: 12))
+        #expect(a.statistics.promptTokens > 4 * 64)
+        #expect(a.tokens == b.tokens)
+    }
+
+    @Test("a prompt that cannot fit throws promptTooLong before any output")
+    func promptTooLong() async throws {
+        let model = try await TestModel.load(.init(contextLength: 64))
+        let long = String(repeating: "word ", count: 100)
+        let count = try model.tokenize(long).count
+        var chunks = 0
+        await #expect(throws: LLMKitError.promptTooLong(tokens: count, limit: 63)) {
+            for try await _ in model.streamCompletion(long) { chunks += 1 }
+        }
+        #expect(chunks == 0)
+        let medium = String(repeating: "word ", count: 50)
+        let mediumCount = try model.tokenize(medium).count
+        await #expect(throws: LLMKitError.promptTooLong(tokens: mediumCount, limit: 44)) {
+            _ = try await model.complete(medium, options: .init(maximumTokens: 20))
+        }
+        // The model still works afterwards.
+        #expect(try await model.complete("Hi", options: .greedy(maximumTokens: 4)).tokens.count == 4)
+    }
+
+    @Test("without a token limit, generation stops when the context is full")
+    func contextFull() async throws {
+        let model = try await TestModel.load(.init(contextLength: 48))
+        let result = try await model.complete(Self.prompt, options: .init(temperature: 0, logitBias: [1: -.infinity, 106: -.infinity]))
+        #expect(result.stopReason == .maximumTokens)
+        #expect(result.statistics.promptTokens + result.statistics.generatedTokens == 48)
+    }
+
+    @Test("bad requests give typed errors")
+    func badRequests() async throws {
+        let model = try await TestModel.load()
+        await #expect(throws: LLMKitError.emptyPrompt) { _ = try await model.streamCompletion(tokens: []).result }
+        await #expect(throws: LLMKitError.invalidToken(999_999, vocabularySize: 262_144)) {
+            _ = try await model.streamCompletion(tokens: [2, 999_999]).result
+        }
+        await #expect(throws: LLMKitError.self) { _ = try await model.complete("x", options: .init(topP: 7)) }
+        await #expect(throws: LLMKitError.invalidToken(-1, vocabularySize: 262_144)) {
+            _ = try await model.complete("x", options: .init(logitBias: [-1: 1]))
+        }
+    }
+
+    @Test("statistics are filled in")
+    func statistics() async throws {
+        let model = try await TestModel.load()
+        let result = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 10))
+        let stats = result.statistics
+        #expect(stats.promptTokens == (try model.tokenize(Self.prompt)).count)
+        #expect(stats.generatedTokens == 10)
+        #expect(stats.promptTokensPerSecond > 0)
+        #expect(stats.generationTokensPerSecond > 0)
+        #expect(stats.timeToFirstToken > .zero)
+        #expect(stats.timeToFirstToken >= stats.promptDuration)
+        #expect(model.loadDuration > .zero)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import LocalLLMKit
+
+/// The real default model (Gemma 3 270M) that scripts/bootstrap installs.
+enum TestModel {
+    /// The model file; tests fail (not skip) when it is missing: `make test` installs it.
+    static func url() throws -> URL {
+        try LocalModel.defaultModelURL()
+    }
+
+    /// Loads the default model with a small context, to keep tests quick.
+    static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
+        try await LocalModel.load(from: url(), configuration: configuration)
+    }
+}
+
+/// A temporary folder, removed when the value goes away.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "llmkit-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// A path inside the folder.
+    func file(_ name: String) -> URL { url.appending(path: name) }
+}
+
+/// Reads this process's resident memory and thread count from /proc.
+enum ProcessStatus {
+    static func value(_ key: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
+            return Int(line.dropFirst(key.count + 1).split(whereSeparator: \.isWhitespace).first ?? "")
+        }
+        return nil
+    }
+
+    /// Resident set size in KiB.
+    static var residentKiB: Int? { value("VmRSS") }
+    /// Number of threads.
+    static var threads: Int? { value("Threads") }
+}
