@@ -1,0 +1,60 @@
+import Foundation
+import LocalLLMKit
+import Testing
+
+@Suite("llmkit info and bench")
+struct InfoAndBenchTests {
+    @Test("info --json reports the header without loading weights")
+    func infoJSON() throws {
+        let url = try LocalModel.defaultModelURL()
+        let output = try CommandRunner.llmkit(["info", url.path, "--json"])
+        #expect(output.status == 0)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let file = try GGUFFile(contentsOf: url)
+        #expect(object["architecture"] as? String == "gemma3")
+        #expect(object["quantization"] as? String == "Q4_K_M")
+        #expect(object["parameter_count"] as? Int == Int(file.parameterCount))
+        #expect(object["training_context_length"] as? Int == 32768)
+        #expect(object["has_chat_template"] as? Bool == false)
+        #expect(object["file_size"] as? Int == Int(file.fileSize))
+        let metadata = try #require(object["metadata"] as? [String: Any])
+        #expect(metadata["general.architecture"] as? String == "gemma3")
+    }
+
+    @Test("info prints a readable summary")
+    func infoText() throws {
+        let output = try CommandRunner.llmkit(["info"])
+        #expect(output.status == 0)
+        #expect(output.stdout.contains("architecture"))
+        #expect(output.stdout.contains("Q4_K_M"))
+    }
+
+    @Test("bench --json has llama-bench's fields, one object per test")
+    func benchJSON() throws {
+        let output = try CommandRunner.llmkit(["bench", "-p", "16", "-n", "4", "-r", "2", "-t", "2", "--json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let array = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
+        #expect(array.count == 2)
+        #expect(array.map { $0["n_prompt"] as? Int } == [16, 0])
+        #expect(array.map { $0["n_gen"] as? Int } == [0, 4])
+        for object in array {
+            #expect(object["n_threads"] as? Int == 2)
+            let samples = try #require(object["samples_ts"] as? [Double])
+            #expect(samples.count == 2)
+            let average = try #require(object["avg_ts"] as? Double)
+            #expect(abs(average - samples.reduce(0, +) / 2) < 1e-6 * average)
+            #expect(object["stddev_ts"] is Double)
+            #expect((object["samples_ns"] as? [Int])?.count == 2)
+        }
+    }
+
+    @Test("bench prints llama-bench's table")
+    func benchTable() throws {
+        let output = try CommandRunner.llmkit(["bench", "-p", "8", "-n", "2", "-r", "1"])
+        #expect(output.status == 0)
+        let lines = output.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("| model") == true)
+        #expect(lines.contains { $0.contains("pp8") })
+        #expect(lines.contains { $0.contains("tg2") })
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import LocalLLMKit
+import Testing
+
+@Suite("llmkit run")
+struct RunCommandTests {
+    static let parityPrompts = [
+        "Once upon a time",
+        "The three primary colors are",
+        "def fibonacci(n):\n    ",
+        "東京は日本の首都で、",
+        "한국의 수도는",
+    ]
+
+    @Test("greedy output is byte for byte llama-completion's", arguments: parityPrompts)
+    func parityWithLlamaCompletion(prompt: String) throws {
+        let model = try LocalModel.defaultModelURL().path
+        let tokens = "48"
+        let reference = try CommandRunner.run(
+            CommandRunner.llamaTool("llama-completion"),
+            ["-m", model, "-p", prompt, "-n", tokens, "--temp", "0", "-no-cnv", "-t", "2", "-c", "4096"])
+        #expect(reference.status == 0, "llama-completion failed: \(reference.stderr.suffix(500))")
+        let ours = try CommandRunner.llmkit(["run", "--model", model, "--raw", "--temperature", "0",
+                                             "--max-tokens", tokens, "--threads", "2", "--context", "4096", prompt])
+        #expect(ours.status == 0, "llmkit failed: \(ours.stderr)")
+        // llama-completion echoes the prompt, then the completion, then "\n\n" (or " [end of text]\n\n").
+        #expect(reference.stdout.hasPrefix(prompt))
+        let continuation = String(reference.stdout.dropFirst(prompt.count))
+        #expect(!ours.stdout.isEmpty)
+        #expect(continuation == ours.stdout + "\n\n" || continuation == ours.stdout + " [end of text]\n\n",
+                "llama-completion: \(continuation.debugDescription)\nllmkit: \(ours.stdout.debugDescription)")
+    }
+
+    @Test("--raw prints only the generated text, and llama.cpp stays silent")
+    func rawOutputIsClean() throws {
+        let plain = try CommandRunner.llmkit(["run", "--raw", "-n", "12", "--temperature", "0", "Once upon a time"])
+        let json = try CommandRunner.llmkit(["run", "--raw", "-n", "12", "--temperature", "0", "--json", "Once upon a time"])
+        #expect(plain.status == 0 && json.status == 0)
+        #expect(plain.stderr.isEmpty, "unexpected stderr: \(plain.stderr)")
+        let object = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["text"] as? String == plain.stdout)
+    }
+
+    @Test("--json prints one object with the documented fields")
+    func jsonFields() throws {
+        let output = try CommandRunner.llmkit(["run", "--raw", "-n", "6", "--temperature", "0", "--seed", "5", "--json", "Hello"])
+        #expect(output.status == 0)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        #expect(object["stop_reason"] as? String == "maximum_tokens")
+        #expect(object["generated_tokens"] as? Int == 6)
+        #expect((object["prompt_tokens"] as? Int ?? 0) >= 2)
+        #expect((object["prompt_tokens_per_second"] as? Double ?? 0) > 0)
+        #expect((object["generation_tokens_per_second"] as? Double ?? 0) > 0)
+        #expect((object["time_to_first_token_ms"] as? Double ?? 0) > 0)
+        #expect(object["text"] is String)
+        #expect(object["seed"] as? Int == 5)
+    }
+
+    @Test("--verbose shows llama.cpp's log on stderr")
+    func verbose() throws {
+        let output = try CommandRunner.llmkit(["run", "--raw", "-n", "2", "--verbose", "Hi"])
+        #expect(output.status == 0)
+        #expect(output.stderr.contains("llama_model_loader") || output.stderr.contains("load_tensors"))
+    }
+
+    @Test("a prompt can come from stdin")
+    func stdinPrompt() throws {
+        let argument = try CommandRunner.llmkit(["run", "--raw", "-n", "8", "--temperature", "0", "Once upon a time"])
+        let piped = try CommandRunner.llmkit(["run", "--raw", "-n", "8", "--temperature", "0", "-"], stdin: "Once upon a time")
+        #expect(piped.status == 0)
+        #expect(piped.stdout == argument.stdout)
+    }
+
+    @Test("chat mode with a system message ends its answer with a newline")
+    func chatMode() throws {
+        let output = try CommandRunner.llmkit(["run", "-n", "8", "--temperature", "0", "--system", "Be brief.", "Name a fruit."])
+        #expect(output.status == 0)
+        #expect(output.stdout.hasSuffix("\n"))
+    }
+
+    @Test("Ctrl-C cancels generation cleanly and exits with 130")
+    func interrupt() throws {
+        let output = try CommandRunner.interruptLLMKit(["run", "--raw", "-n", "3000", "--temperature", "0", "Once upon a time"])
+        #expect(output.exitedNormally, "llmkit was killed by a signal")
+        #expect(output.status == 130)
+        #expect(!output.stdout.isEmpty)
+    }
+}
