@@ -122,26 +122,4 @@ struct BenchReport: Encodable {
         samplesNs = measurement.samplesNanoseconds
         samplesTs = measurement.samplesTokensPerSecond
     }
-
-    enum CodingKeys: String, CodingKey {
-        case backends
-        case buildCommit = "build_commit"
-        case modelFilename = "model_filename"
-        case modelType = "model_type"
-        case modelSize = "model_size"
-        case modelNParams = "model_n_params"
-        case nBatch = "n_batch"
-        case nUbatch = "n_ubatch"
-        case nThreads = "n_threads"
-        case nPrompt = "n_prompt"
-        case nGen = "n_gen"
-        case nDepth = "n_depth"
-        case testTime = "test_time"
-        case avgNs = "avg_ns"
-        case stddevNs = "stddev_ns"
-        case avgTs = "avg_ts"
-        case stddevTs = "stddev_ts"
-        case samplesNs = "samples_ns"
-        case samplesTs = "samples_ts"
-    }
 }

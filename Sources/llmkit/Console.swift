@@ -14,9 +14,12 @@ enum Console {
     }
 
     /// Prints a value as one JSON document on stdout, followed by a newline.
-    static func printJSON(_ value: some Encodable) throws {
+    /// - Parameter snakeCaseKeys: turn property names such as `promptTokens` into `prompt_tokens`
+    ///   (leave it off when the value holds dictionaries whose keys must stay as they are).
+    static func printJSON(_ value: some Encodable, snakeCaseKeys: Bool = true) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        if snakeCaseKeys { encoder.keyEncodingStrategy = .convertToSnakeCase }
         out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
 

@@ -29,7 +29,7 @@ enum InfoCommand {
         }
         let file = try GGUFFile(contentsOf: url)
         if arguments.has("--json") {
-            try Console.printJSON(InfoReport(file: file))
+            try Console.printJSON(InfoReport(file: file), snakeCaseKeys: false)
             return .success
         }
         var lines = [

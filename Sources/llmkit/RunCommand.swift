@@ -141,16 +141,4 @@ struct RunReport: Encodable {
         seed = result.seed
         self.model = model.url.path
     }
-
-    enum CodingKeys: String, CodingKey {
-        case text, seed, model
-        case stopReason = "stop_reason"
-        case stopSequence = "stop_sequence"
-        case promptTokens = "prompt_tokens"
-        case generatedTokens = "generated_tokens"
-        case promptTokensPerSecond = "prompt_tokens_per_second"
-        case generationTokensPerSecond = "generation_tokens_per_second"
-        case timeToFirstTokenMs = "time_to_first_token_ms"
-        case loadTimeMs = "load_time_ms"
-    }
 }

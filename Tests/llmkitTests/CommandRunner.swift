@@ -46,6 +46,29 @@ struct CommandRunner {
     @discardableResult
     static func run(_ executable: URL, _ arguments: [String], stdin: String? = nil,
                     environment: [String: String] = [:], timeout: Duration = .seconds(300)) throws -> Output {
+        let (process, reader) = try launch(executable, arguments, stdin: stdin, environment: environment)
+        return finish(process, reader, deadline: ContinuousClock.now + timeout)
+    }
+
+    /// Runs `llmkit` with `arguments`.
+    @discardableResult
+    static func llmkit(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
+        try run(llmkit(), arguments, stdin: stdin, environment: environment)
+    }
+
+    /// Starts `llmkit`, waits until it has written something to stdout, sends SIGINT.
+    static func interruptLLMKit(_ arguments: [String]) throws -> Output {
+        let (process, reader) = try launch(llmkit(), arguments, stdin: "")
+        let deadline = ContinuousClock.now + .seconds(120)
+        while reader.stdoutByteCount == 0 && process.isRunning && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        kill(process.processIdentifier, SIGINT)
+        return finish(process, reader, deadline: deadline)
+    }
+
+    private static func launch(_ executable: URL, _ arguments: [String], stdin: String?,
+                               environment: [String: String] = [:]) throws -> (Process, PipeReader) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -57,39 +80,10 @@ struct CommandRunner {
         try process.run()
         if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
         try inPipe.fileHandleForWriting.close()
-        let reader = PipeReader(outPipe, errPipe)
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline { process.terminate() }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        let (out, err) = reader.finish()
-        return Output(status: process.terminationStatus, exitedNormally: process.terminationReason == .exit,
-                      stdout: out, stderr: err)
+        return (process, PipeReader(outPipe, errPipe))
     }
 
-    /// Runs `llmkit` with `arguments`.
-    @discardableResult
-    static func llmkit(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
-        try run(llmkit(), arguments, stdin: stdin, environment: environment)
-    }
-
-    /// Starts `llmkit`, waits until it has written something to stdout, sends SIGINT.
-    static func interruptLLMKit(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = try llmkit()
-        process.arguments = arguments
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let reader = PipeReader(outPipe, errPipe)
-        let deadline = ContinuousClock.now + .seconds(120)
-        while reader.stdoutByteCount == 0 && process.isRunning && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        kill(process.processIdentifier, SIGINT)
+    private static func finish(_ process: Process, _ reader: PipeReader, deadline: ContinuousClock.Instant) -> Output {
         while process.isRunning {
             if ContinuousClock.now > deadline { process.terminate() }
             Thread.sleep(forTimeInterval: 0.01)

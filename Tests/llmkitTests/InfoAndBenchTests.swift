@@ -44,7 +44,11 @@ struct InfoAndBenchTests {
             let average = try #require(object["avg_ts"] as? Double)
             #expect(abs(average - samples.reduce(0, +) / 2) < 1e-6 * average)
             #expect(object["stddev_ts"] is Double)
-            #expect((object["samples_ns"] as? [Int])?.count == 2)
+            let nanoseconds = try #require(object["samples_ns"] as? [Int])
+            #expect(nanoseconds.count == 2)
+            #expect(object["avg_ns"] as? Int == (nanoseconds[0] + nanoseconds[1] + 1) / 2
+                    || object["avg_ns"] as? Int == (nanoseconds[0] + nanoseconds[1]) / 2)
+            #expect(object["n_batch"] as? Int == 2048)
         }
     }
 

@@ -14,6 +14,7 @@ public enum LlamaLog {
     public enum Level: Int, Sendable, Comparable, CaseIterable {
         case debug, info, warning, error
 
+        /// Orders levels by severity: debug < info < warning < error.
         public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 

@@ -31,7 +31,7 @@ public struct ThroughputMeasurement: Sendable, Equatable {
     public var test: ThroughputTest
     /// CPU threads used.
     public var threads: Int
-    /// llama.cpp's `n_batch` and `n_ubatch`.
+    /// The `n_batch` and `n_ubatch` asked for (llama.cpp clamps `n_batch` to the context).
     public var batchSize: Int, microBatchSize: Int
     /// Wall time of each repetition, in nanoseconds.
     public var samplesNanoseconds: [UInt64]
@@ -49,10 +49,10 @@ public struct ThroughputMeasurement: Sendable, Equatable {
     public var standardDeviationTokensPerSecond: Double { Self.standardDeviation(samplesTokensPerSecond) }
 
     /// The mean of ``samplesNanoseconds``.
-    public var averageNanoseconds: Double { Self.mean(samplesNanoseconds.map(Double.init)) }
+    public var averageNanoseconds: Double { Self.mean(samplesNanoseconds.map { Double($0) }) }
 
     /// The sample standard deviation of ``samplesNanoseconds``.
-    public var standardDeviationNanoseconds: Double { Self.standardDeviation(samplesNanoseconds.map(Double.init)) }
+    public var standardDeviationNanoseconds: Double { Self.standardDeviation(samplesNanoseconds.map { Double($0) }) }
 
     static func mean(_ values: [Double]) -> Double {
         values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
@@ -121,7 +121,7 @@ extension LocalModel {
             let elapsed = ContinuousClock.now - start
             samples.append(UInt64(elapsed.components.seconds) * 1_000_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000))
         }
-        return ThroughputMeasurement(test: test, threads: threadCount, batchSize: benchContext.batchSize,
+        return ThroughputMeasurement(test: test, threads: threadCount, batchSize: configuration.batchSize,
                                      microBatchSize: Int(parameters.n_ubatch), samplesNanoseconds: samples)
     }
 }
