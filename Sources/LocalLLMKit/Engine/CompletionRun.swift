@@ -30,7 +30,7 @@ struct CompletionRun {
     }
 
     /// Generates, handing each chunk of text to `emit`, and returns the result.
-    mutating func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
+    func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
         let start = clock.now
         context.abort(on: cancellation)
         let sampler = try Sampler(model: context.model, options: options)

@@ -66,7 +66,7 @@ extension LocalModel {
                        outcome: Promise<CompletionResult>) {
         do {
             let tokens = try promptTokens(for: input)
-            var run = try CompletionRun(
+            let run = try CompletionRun(
                 context: context, tokenizer: tokenizer,
                 options: options.filling(from: file.recommendedSampling), promptTokens: tokens, cancellation: flag)
             let result = try run.execute { continuation.yield($0) }
