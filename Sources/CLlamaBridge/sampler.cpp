@@ -8,6 +8,35 @@ struct llmkit_sampler {
     common_sampler * impl;
 };
 
+// Tokenizes the thinking tags the way llama-server does, so that common_sampler's
+// reasoning-budget sampler can recognize and force them.
+static void configure_reasoning_budget(const llama_model * model, const llmkit_sampling_params & params,
+                                       common_params_sampling & sp) {
+    if (params.generation_prompt) {
+        sp.generation_prompt = params.generation_prompt;
+    }
+    if (params.reasoning_budget < 0 || !params.reasoning_start_tag || params.reasoning_end_tag_count <= 0) {
+        return;
+    }
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    sp.reasoning_budget_tokens = params.reasoning_budget;
+    sp.reasoning_budget_start  = common_tokenize(vocab, params.reasoning_start_tag, false, true);
+    for (int32_t i = 0; i < params.reasoning_end_tag_count; ++i) {
+        if (params.reasoning_end_tags[i] && params.reasoning_end_tags[i][0] != '\0') {
+            sp.reasoning_budget_end.push_back(common_tokenize(vocab, params.reasoning_end_tags[i], false, true));
+        }
+    }
+    if (sp.reasoning_budget_end.empty()) {
+        return;
+    }
+    llama_tokens forced = sp.reasoning_budget_end.front();
+    if (params.reasoning_budget_message && params.reasoning_budget_message[0] != '\0') {
+        llama_tokens message = common_tokenize(vocab, params.reasoning_budget_message, false, true);
+        forced.insert(forced.begin(), message.begin(), message.end());
+    }
+    sp.reasoning_budget_forced = std::move(forced);
+}
+
 extern "C" void llmkit_string_free(char * string) {
     std::free(string);
 }
@@ -29,6 +58,12 @@ extern "C" llmkit_sampling_params llmkit_sampling_defaults(void) {
     params.logit_bias_tokens = nullptr;
     params.logit_bias_values = nullptr;
     params.logit_bias_count  = 0;
+    params.reasoning_budget         = -1;
+    params.reasoning_start_tag      = nullptr;
+    params.reasoning_end_tags       = nullptr;
+    params.reasoning_end_tag_count  = 0;
+    params.reasoning_budget_message = nullptr;
+    params.generation_prompt        = nullptr;
     return params;
 }
 
@@ -57,6 +92,7 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
         for (int32_t i = 0; i < params->logit_bias_count; ++i) {
             sp.logit_bias.push_back({params->logit_bias_tokens[i], params->logit_bias_values[i]});
         }
+        configure_reasoning_budget(model, *params, sp);
         common_sampler * impl = common_sampler_init(model, sp);
         if (!impl) {
             throw std::runtime_error("llama.cpp could not build the sampler chain");

@@ -30,8 +30,14 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case samplingFailed(reason: String)
     /// No model was given and no default model is installed.
     case noDefaultModel(searched: [String])
-    /// The chat template could not render the messages.
+    /// The chat template could not be loaded or could not render the messages.
     case templateFailed(reason: String)
+    /// The template's parser could not make sense of the model's output.
+    case outputParsingFailed(reason: String)
+    /// A saved conversation file is missing, damaged, truncated or not one at all.
+    case invalidConversationFile(path: String, reason: String)
+    /// A saved conversation file belongs to another model or other settings.
+    case incompatibleConversationFile(path: String, reason: String)
 }
 
 extension LLMKitError: LocalizedError {
@@ -64,6 +70,12 @@ extension LLMKitError: LocalizedError {
             return "no model given and no default model installed (looked at \(searched.joined(separator: ", "))); run scripts/bootstrap or pass --model"
         case .templateFailed(let reason):
             return "chat template failed: \(reason)"
+        case .outputParsingFailed(let reason):
+            return "could not parse the model's output: \(reason)"
+        case .invalidConversationFile(let path, let reason):
+            return "invalid conversation file \(path): \(reason)"
+        case .incompatibleConversationFile(let path, let reason):
+            return "conversation file \(path) does not fit: \(reason)"
         }
     }
 }

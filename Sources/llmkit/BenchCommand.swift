@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [--json]",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [--json] | bench --conversation TURNS [--max-tokens N]",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -18,15 +18,27 @@ enum BenchCommand {
           -r, --repetitions N     timed runs per test (default: 5)
           -t, --threads N         CPU threads (default: active cores)
               --json              print a JSON array in llama-bench's `-o json` shape
+              --conversation N    instead: an N-turn greedy conversation run twice, reusing the KV cache
+                                  and re-evaluating the whole history each turn; prompt-evaluation time per
+                                  turn, and whether both gave the same answers (exit 1 if not)
+              --max-tokens N      answer length per turn with --conversation (default: 48)
               --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
         """,
-        valueOptions: ["--model", "--threads", "--n-prompt", "--n-gen", "--repetitions"],
+        valueOptions: ["--model", "--threads", "--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
+                       "--context"],
         flagOptions: ["--json", "--verbose"],
-        aliases: ["-m": "--model", "-t": "--threads", "-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]
+        aliases: ["-m": "--model", "-t": "--threads", "-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions",
+                  "-c": "--context"]
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        if let turns = try arguments.integer("--conversation", in: 1...1000) {
+            let model = try await ModelOptions.load(arguments)
+            return try await ConversationBenchmark.run(model: model, turns: turns,
+                                                       maximumTokens: try arguments.integer("--max-tokens", in: 1...100_000) ?? 48,
+                                                       json: arguments.has("--json"))
+        }
         let prompts = try arguments.integerList("--n-prompt", in: 0...1_000_000) ?? [512]
         let generations = try arguments.integerList("--n-gen", in: 0...1_000_000) ?? [128]
         let repetitions = try arguments.integer("--repetitions", in: 1...10_000) ?? 5

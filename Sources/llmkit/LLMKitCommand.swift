@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|info|bench> [options]   (llmkit <command> --help for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|info|bench> [options]   (llmkit <command> --help for details)"
 
     static let help = """
     llmkit \(LLMKitVersion.current): run GGUF language models locally with LocalLLMKit.
@@ -13,6 +13,8 @@ enum LLMKitCommand {
 
     commands:
       run     generate an answer to a prompt, streamed to stdout
+      chat    a conversation: interactive, or one message per line from stdin
+      prompt  print the prompt text a chat template renders for a list of messages
       info    show a GGUF file's metadata without loading its weights
       bench   measure prompt and generation throughput (llama-bench's method)
 
@@ -25,6 +27,8 @@ enum LLMKitCommand {
 
     static let commands: [String: CommandSpec] = [
         RunCommand.spec.name: RunCommand.spec,
+        ChatCommand.spec.name: ChatCommand.spec,
+        PromptCommand.spec.name: PromptCommand.spec,
         InfoCommand.spec.name: InfoCommand.spec,
         BenchCommand.spec.name: BenchCommand.spec,
     ]
@@ -63,6 +67,8 @@ enum LLMKitCommand {
             let parsed = try ParsedArguments(rest, spec: spec)
             switch name {
             case RunCommand.spec.name: return try await RunCommand.run(parsed)
+            case ChatCommand.spec.name: return try await ChatCommand.run(parsed)
+            case PromptCommand.spec.name: return try await PromptCommand.run(parsed)
             case InfoCommand.spec.name: return try InfoCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }

@@ -5,74 +5,76 @@ import LocalLLMKit
 enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
-        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json] PROMPT",
+        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json] PROMPT",
         help: """
         Generate an answer to PROMPT and stream it to stdout.
 
         \(ModelOptions.help)
               --raw                feed PROMPT as plain text (no chat template); print only the generated text
-              --system TEXT        system message (chat mode only)
-          -n, --max-tokens N       most tokens to generate (default: until the context is full)
-              --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8)
-              --top-k K            top-k sampling; 0 = off (default: 40)
-              --top-p P            top-p (nucleus) sampling; 1 = off (default: 0.95)
-              --min-p P            min-p sampling; 0 = off (default: 0.05)
-              --repeat-penalty R   repetition penalty; 1 = off
-              --presence-penalty R presence penalty; 0 = off
-              --frequency-penalty R frequency penalty; 0 = off
-              --seed S             random seed, for reproducible sampling
-              --stop TEXT          stop before TEXT (repeatable)
+        \(GenerationFlags.chatHelp)
+        \(GenerationFlags.samplingHelp)
               --json               print one JSON object at the end instead of streaming
               --stats              print timing figures to stderr at the end
           -h, --help               show this help
 
         PROMPT may be '-' (or left out with piped input) to read it from stdin.
-        Without --raw the prompt goes through the model's chat template, or llama.cpp's
-        built-in template for its architecture, or ChatML.
+        Without --raw the prompt goes through the chat template: --chat-template, else the
+        model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
-        valueOptions: ModelOptions.valueOptions.union([
-            "--system", "--max-tokens", "--temperature", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
-            "--presence-penalty", "--frequency-penalty", "--seed", "--stop",
-        ]),
-        flagOptions: ModelOptions.flagOptions.union(["--raw", "--json", "--stats"]),
+        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--raw", "--json", "--stats"]),
         repeatableOptions: ["--stop"],
-        aliases: ModelOptions.aliases.merging(["-n": "--max-tokens", "-s": "--seed"]) { $1 },
+        aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 },
         maximumPositionals: 1
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let prompt = try readPrompt(arguments)
-        let options = try completionOptions(arguments)
+        let options = try GenerationFlags.options(arguments)
         let raw = arguments.has("--raw")
-        if raw && arguments.value("--system") != nil {
-            throw UsageError(message: "--system needs chat mode; it cannot be combined with --raw")
+        if raw, let chatFlag = GenerationFlags.chatOnlyFlag(in: arguments) {
+            throw UsageError(message: "\(chatFlag) needs chat mode; it cannot be combined with --raw")
         }
         let model = try await ModelOptions.load(arguments)
-        let stream: CompletionStream
+        let report: RunReport
         if raw {
-            stream = model.streamCompletion(prompt, options: options)
+            report = try await complete(prompt, model: model, options: options, json: arguments.has("--json"))
         } else {
-            var messages: [ChatMessage] = []
-            if let system = arguments.value("--system") { messages.append(.system(system)) }
-            messages.append(.user(prompt))
-            stream = model.streamChatCompletion(messages, options: options)
+            let conversation = try GenerationFlags.conversation(arguments, model: model)
+            report = try await respond(prompt, in: conversation, options: options, arguments: arguments)
         }
-        let json = arguments.has("--json")
+        if arguments.has("--json") {
+            try Console.printJSON(report)
+        }
+        if arguments.has("--stats") {
+            Console.err(report.statisticsLine)
+        }
+        return InterruptHandler.shared.wasInterrupted ? .interrupted : .success
+    }
+
+    /// Plain-text completion: prints only the generated text.
+    private static func complete(_ prompt: String, model: LocalModel, options: CompletionOptions,
+                                 json: Bool) async throws -> RunReport {
+        let stream = model.streamCompletion(prompt, options: options)
         let result = try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
             for try await chunk in stream where !json {
                 Console.out(chunk)
             }
             return try await stream.result
         }
-        if json {
-            try Console.printJSON(RunReport(result: result, model: model))
-        } else if !raw && !result.text.hasSuffix("\n") {
-            Console.out("\n")
-        }
-        if arguments.has("--stats") {
-            Console.err(statisticsLine(result, model: model))
-        }
-        return InterruptHandler.shared.wasInterrupted ? .interrupted : .success
+        return RunReport(text: result.text, thinking: nil, stopReason: result.stopReason, stopSequence: result.stopSequence,
+                         seed: result.seed, statistics: result.statistics, model: model)
+    }
+
+    /// One chat turn: the answer on stdout (ending with a newline), thinking on stderr on request.
+    private static func respond(_ prompt: String, in conversation: Conversation, options: CompletionOptions,
+                                arguments: ParsedArguments) async throws -> RunReport {
+        let json = arguments.has("--json")
+        let response = try await ChatPrinter(json: json, showThinking: arguments.has("--show-thinking"))
+            .stream(conversation.streamResponse(to: prompt, options: options))
+        return RunReport(text: response.text, thinking: response.thinking, stopReason: response.stopReason,
+                         stopSequence: response.stopSequence, seed: response.seed, statistics: response.statistics,
+                         model: conversation.model)
     }
 
     private static func readPrompt(_ arguments: ParsedArguments) throws -> String {
@@ -83,44 +85,18 @@ enum RunCommand {
         }
         throw UsageError(message: "missing PROMPT")
     }
-
-    static func completionOptions(_ arguments: ParsedArguments) throws -> CompletionOptions {
-        var options = CompletionOptions()
-        options.maximumTokens = try arguments.integer("--max-tokens", in: 1...Int.max)
-        options.temperature = try arguments.number("--temperature")
-        options.topK = try arguments.integer("--top-k", in: 0...Int.max)
-        options.topP = try arguments.number("--top-p")
-        options.minP = try arguments.number("--min-p")
-        options.repetitionPenalty = try arguments.number("--repeat-penalty")
-        options.presencePenalty = try arguments.number("--presence-penalty")
-        options.frequencyPenalty = try arguments.number("--frequency-penalty")
-        if let seed = try arguments.integer("--seed", in: 0...Int(UInt32.max - 1)) { options.seed = UInt32(seed) }
-        options.stopSequences = arguments.allValues("--stop")
-        do {
-            try options.validate()
-        } catch LLMKitError.invalidOption(let name, let reason) {
-            throw UsageError(message: "invalid \(name): \(reason)")
-        }
-        return options
-    }
-
-    private static func statisticsLine(_ result: CompletionResult, model: LocalModel) -> String {
-        let s = result.statistics
-        return String(
-            format: "\n[%@] prompt: %d tokens, %.1f t/s | generation: %d tokens, %.1f t/s | first token: %.0f ms | load: %.0f ms | stop: %@\n",
-            model.url.lastPathComponent, s.promptTokens, s.promptTokensPerSecond, s.generatedTokens,
-            s.generationTokensPerSecond, s.timeToFirstToken.milliseconds, model.loadDuration.milliseconds,
-            result.stopReason.rawValue)
-    }
 }
 
 /// The JSON object that `llmkit run --json` prints.
 struct RunReport: Encodable {
     let text: String
+    let thinking: String?
     let stopReason: String
     let stopSequence: String?
     let promptTokens: Int
+    let cachedPromptTokens: Int
     let generatedTokens: Int
+    let thinkingTokens: Int
     let promptTokensPerSecond: Double
     let generationTokensPerSecond: Double
     let timeToFirstTokenMs: Double
@@ -128,17 +104,28 @@ struct RunReport: Encodable {
     let seed: UInt32
     let model: String
 
-    init(result: CompletionResult, model: LocalModel) {
-        text = result.text
-        stopReason = result.stopReason.rawValue
-        stopSequence = result.stopSequence
-        promptTokens = result.statistics.promptTokens
-        generatedTokens = result.statistics.generatedTokens
-        promptTokensPerSecond = result.statistics.promptTokensPerSecond
-        generationTokensPerSecond = result.statistics.generationTokensPerSecond
-        timeToFirstTokenMs = result.statistics.timeToFirstToken.milliseconds
+    init(text: String, thinking: String?, stopReason: StopReason, stopSequence: String?, seed: UInt32,
+         statistics: GenerationStatistics, model: LocalModel) {
+        self.text = text
+        self.thinking = thinking
+        self.stopReason = stopReason.rawValue
+        self.stopSequence = stopSequence
+        promptTokens = statistics.promptTokens
+        cachedPromptTokens = statistics.cachedPromptTokens
+        generatedTokens = statistics.generatedTokens
+        thinkingTokens = statistics.thinkingTokens
+        promptTokensPerSecond = statistics.promptTokensPerSecond
+        generationTokensPerSecond = statistics.generationTokensPerSecond
+        timeToFirstTokenMs = statistics.timeToFirstToken.milliseconds
         loadTimeMs = model.loadDuration.milliseconds
-        seed = result.seed
+        self.seed = seed
         self.model = model.url.path
+    }
+
+    /// The line `--stats` prints to stderr.
+    var statisticsLine: String {
+        String(format: "\n[%@] prompt: %d tokens (%d cached), %.1f t/s | generation: %d tokens, %.1f t/s | first token: %.0f ms | load: %.0f ms | stop: %@\n",
+               URL(filePath: model).lastPathComponent, promptTokens, cachedPromptTokens, promptTokensPerSecond,
+               generatedTokens, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs, stopReason)
     }
 }

@@ -40,6 +40,14 @@ typedef struct llmkit_sampling_params {
     const int32_t * logit_bias_tokens;  // token ids whose logits are shifted…
     const float *   logit_bias_values;  // …by these amounts (-INFINITY bans a token)
     int32_t         logit_bias_count;
+    // Thinking budget: after `reasoning_budget` tokens inside the thinking block, the sampler
+    // forces `reasoning_budget_message` (optional) and the first end tag. -1 disables it.
+    int32_t             reasoning_budget;
+    const char *        reasoning_start_tag;      // e.g. "<think>", or NULL
+    const char * const * reasoning_end_tags;      // e.g. {"</think>"}
+    int32_t             reasoning_end_tag_count;
+    const char *        reasoning_budget_message; // or NULL
+    const char *        generation_prompt;        // the prompt's assistant prefix, which may open a thinking block
 } llmkit_sampling_params;
 
 /// llama.cpp's own defaults for `common_params_sampling`.
@@ -71,6 +79,46 @@ uint32_t llmkit_sampler_seed(const llmkit_sampler * sampler);
 
 /// Frees a sampler. Accepts NULL.
 void llmkit_sampler_free(llmkit_sampler * sampler);
+
+/// llama.cpp's chat templates for one model (common_chat_templates): immutable
+/// after creation, safe to use from several threads.
+typedef struct llmkit_chat_templates llmkit_chat_templates;
+
+/// Creates the templates. `source` is a Jinja template, or NULL / "" for the model's
+/// embedded template (ChatML when it has none), or the name of one of llama.cpp's
+/// built-in templates (rendered by `llama_chat_apply_template` when the request
+/// says `"use_jinja": false`). Returns NULL and sets `*error` on failure.
+llmkit_chat_templates * llmkit_chat_templates_create(const struct llama_model * model, const char * source,
+                                                     llmkit_error * error);
+
+/// A JSON object describing the templates: `{"source", "supports_thinking", "caps": {...}}`.
+char * llmkit_chat_templates_describe(const llmkit_chat_templates * templates, llmkit_error * error);
+
+/// Frees templates. Accepts NULL.
+void llmkit_chat_templates_free(llmkit_chat_templates * templates);
+
+/// A rendered prompt with its output parser (common_chat_params).
+typedef struct llmkit_chat_render llmkit_chat_render;
+
+/// Renders a request, a JSON object:
+/// `{"messages": [OpenAI-style messages], "add_generation_prompt": bool, "enable_thinking": bool,
+///   "use_jinja": bool, "kwargs": {name: JSON text}, "tools": [OpenAI tools], "tool_choice": "auto"}`.
+/// Returns NULL and sets `*error` on failure.
+llmkit_chat_render * llmkit_chat_render_create(const llmkit_chat_templates * templates, const char * request_json,
+                                               llmkit_error * error);
+
+/// The rendered prompt and its parameters as a JSON object: `{"prompt", "format",
+/// "generation_prompt", "supports_thinking", "thinking_start_tag", "thinking_end_tags",
+/// "additional_stops", "preserved_tokens", "grammar", "grammar_lazy"}`.
+char * llmkit_chat_render_describe(const llmkit_chat_render * render, llmkit_error * error);
+
+/// Parses model output with the template's parser (reasoning split out automatically).
+/// Returns `{"content", "reasoning_content", "tool_calls": [{"name", "arguments", "id"}]}`.
+char * llmkit_chat_render_parse(const llmkit_chat_render * render, const char * text, bool is_partial,
+                                llmkit_error * error);
+
+/// Frees a render. Accepts NULL.
+void llmkit_chat_render_free(llmkit_chat_render * render);
 
 #ifdef __cplusplus
 }

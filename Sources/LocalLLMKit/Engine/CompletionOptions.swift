@@ -35,6 +35,14 @@ public struct CompletionOptions: Sendable, Equatable {
     public var stopSequences: [String]
     /// Added to the logits of these tokens before sampling; `-Double.infinity` bans a token.
     public var logitBias: [LocalModel.Token: Double]
+    /// Conversations: ask the template for a thinking phase (`enable_thinking`). Off by default.
+    public var enableThinking: Bool
+    /// Conversations: the most tokens the model may think before the end-of-thinking tag
+    /// is forced; `nil` means no cap, 0 closes the thinking block at once.
+    public var thinkingBudget: Int?
+    /// Conversations: text inserted before the forced end-of-thinking tag, e.g.
+    /// "Time is up, answering now." (the model reads it as its own thought).
+    public var thinkingBudgetMessage: String?
 
     /// Creates options; every argument is optional.
     public init(
@@ -49,7 +57,10 @@ public struct CompletionOptions: Sendable, Equatable {
         penaltyWindow: Int? = nil,
         seed: UInt32? = nil,
         stopSequences: [String] = [],
-        logitBias: [LocalModel.Token: Double] = [:]
+        logitBias: [LocalModel.Token: Double] = [:],
+        enableThinking: Bool = false,
+        thinkingBudget: Int? = nil,
+        thinkingBudgetMessage: String? = nil
     ) {
         self.maximumTokens = maximumTokens
         self.temperature = temperature
@@ -63,6 +74,9 @@ public struct CompletionOptions: Sendable, Equatable {
         self.seed = seed
         self.stopSequences = stopSequences
         self.logitBias = logitBias
+        self.enableThinking = enableThinking
+        self.thinkingBudget = thinkingBudget
+        self.thinkingBudgetMessage = thinkingBudgetMessage
     }
 
     /// Greedy decoding: always the most likely token.
@@ -104,5 +118,6 @@ public struct CompletionOptions: Sendable, Equatable {
         if let (token, bias) = logitBias.first(where: { $0.value.isNaN || $0.value == .infinity }) {
             throw fail("logitBias", "the bias \(bias) for token \(token) is not a number or -infinity")
         }
+        if let thinkingBudget, thinkingBudget < 0 { throw fail("thinkingBudget", "\(thinkingBudget) is negative") }
     }
 }

@@ -7,13 +7,19 @@ struct CompletionRun {
     private let promptTokens: [Int32]
     private let cancellation: CancellationFlag
     private let tokenLimit: Int
+    private let reusesCache: Bool
+    private let thinking: ThinkingControl?
     private let clock = ContinuousClock()
 
     /// Validates the request; nothing is decoded yet.
     /// - Throws: ``LLMKitError/invalidOption(name:reason:)``, ``LLMKitError/emptyPrompt``
     ///   or ``LLMKitError/promptTooLong(tokens:limit:)``.
-    init(context: InferenceContext, tokenizer: Tokenizer, options: CompletionOptions,
-         promptTokens: [Int32], cancellation: CancellationFlag) throws {
+    /// - Parameters:
+    ///   - reusesCache: keep the longest prefix of the prompt already in the cache (conversations);
+    ///     otherwise the cache is emptied first.
+    ///   - thinking: the chat template's thinking tags and the budget, when there is one.
+    init(context: InferenceContext, tokenizer: Tokenizer, options: CompletionOptions, promptTokens: [Int32],
+         cancellation: CancellationFlag, reusesCache: Bool = false, thinking: ThinkingControl? = nil) throws {
         try options.validate()
         try tokenizer.validate(Array(options.logitBias.keys))
         guard !promptTokens.isEmpty else { throw LLMKitError.emptyPrompt }
@@ -27,24 +33,26 @@ struct CompletionRun {
         self.promptTokens = promptTokens
         self.cancellation = cancellation
         self.tokenLimit = min(options.maximumTokens ?? .max, context.contextLength - promptTokens.count)
+        self.reusesCache = reusesCache
+        self.thinking = thinking
     }
 
     /// Generates, handing each chunk of text to `emit`, and returns the result.
     func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
         let start = clock.now
         context.abort(on: cancellation)
-        let sampler = try Sampler(model: context.model, options: options)
+        let sampler = try Sampler(model: context.model, options: options, thinking: thinking)
         var statistics = GenerationStatistics()
         statistics.promptTokens = promptTokens.count
         var result = CompletionResult(text: "", tokens: [], stopReason: .cancelled, stopSequence: nil,
                                       seed: sampler.seed, statistics: statistics)
         guard !cancellation.isRaised else { return result }
 
-        context.clearMemory()
         let promptStart = clock.now
-        guard try context.decode(promptTokens[...], startingAt: 0) else { return result }
+        guard let reused = try context.evaluate(promptTokens, reusingCache: reusesCache) else { return result }
+        result.statistics.cachedPromptTokens = reused
         result.statistics.promptDuration = clock.now - promptStart
-        result.statistics.promptTokensPerSecond = result.statistics.promptDuration.rate(of: promptTokens.count)
+        result.statistics.promptTokensPerSecond = result.statistics.promptDuration.rate(of: promptTokens.count - reused)
 
         var decoder = UTF8StreamDecoder()
         var matcher = StopSequenceMatcher(stopSequences: options.stopSequences)

@@ -2,15 +2,22 @@
 public struct GenerationStatistics: Sendable, Equatable {
     /// Tokens in the prompt.
     public var promptTokens: Int = 0
+    /// Prompt tokens whose keys and values were already in the cache (a conversation's
+    /// earlier turns), so they were not evaluated again.
+    public var cachedPromptTokens: Int = 0
+    /// Prompt tokens actually evaluated: ``promptTokens`` minus ``cachedPromptTokens``.
+    public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
     /// Tokens generated (an end-of-generation token is not counted).
     public var generatedTokens: Int = 0
-    /// Time spent evaluating the prompt.
+    /// Generated tokens that belong to the thinking phase (conversations only).
+    public var thinkingTokens: Int = 0
+    /// Time spent evaluating the prompt (the part not taken from the cache).
     public var promptDuration: Duration = .zero
     /// Time from the first sampled token to the last.
     public var generationDuration: Duration = .zero
     /// Time from the start of the request (once the model was free) to the first token.
     public var timeToFirstToken: Duration = .zero
-    /// Prompt tokens evaluated per second.
+    /// Prompt tokens evaluated per second (``evaluatedPromptTokens`` over ``promptDuration``).
     public var promptTokensPerSecond: Double = 0
     /// Tokens generated per second after the first one; each costs one decode step and one sample.
     public var generationTokensPerSecond: Double = 0

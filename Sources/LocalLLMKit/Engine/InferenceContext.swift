@@ -11,6 +11,10 @@ final class InferenceContext: @unchecked Sendable {
     /// The largest number of tokens one `llama_decode` call accepts.
     let batchSize: Int
     private var batch: llama_batch
+    /// Whether the sliding-window cache keeps every position (then any prefix can be reused).
+    let fullSlidingWindowCache: Bool
+    /// The tokens whose keys and values are in the cache, from position 0 on.
+    private(set) var cachedTokens: [Int32] = []
     /// Raised to make a running `llama_decode` return early.
     private var abortFlag = CancellationFlag()
 
@@ -31,6 +35,7 @@ final class InferenceContext: @unchecked Sendable {
         self.contextLength = parameters.n_ctx > 0 ? min(Int(parameters.n_ctx), allocated) : allocated
         self.batchSize = Int(llama_n_batch(context))
         self.batch = llama_batch_init(Int32(batchSize), 0, 1)
+        self.fullSlidingWindowCache = parameters.swa_full
         installAbortCallback()
     }
 
@@ -61,6 +66,67 @@ final class InferenceContext: @unchecked Sendable {
     /// Forgets everything in the KV cache.
     func clearMemory() {
         llama_memory_clear(llama_get_memory(pointer), true)
+        cachedTokens.removeAll()
+    }
+
+    /// Evaluates `tokens` as a prompt. With `reusingCache`, the longest prefix already
+    /// in the cache is kept and only the rest is decoded; when the cache cannot be cut
+    /// there (a sliding-window cache that no longer holds the window), everything is
+    /// evaluated again.
+    /// - Returns: how many tokens came from the cache, or nil if it was aborted.
+    func evaluate(_ tokens: [Int32], reusingCache: Bool) throws -> Int? {
+        var reused = 0
+        if reusingCache {
+            reused = zip(cachedTokens, tokens).prefix { $0 == $1 }.count
+            reused = min(reused, tokens.count - 1)      // the last token is decoded again for its logits
+        }
+        if !keepPrefix(reused) {
+            reused = 0
+        }
+        return try decode(tokens[reused...], startingAt: reused) ? reused : nil
+    }
+
+    /// Cuts the cache back to its first `count` positions; false if that is impossible,
+    /// in which case the cache is empty afterwards.
+    @discardableResult
+    func keepPrefix(_ count: Int) -> Bool {
+        guard count > 0, count <= cachedTokens.count else {
+            clearMemory()
+            return count == 0
+        }
+        let memory = llama_get_memory(pointer)
+        let window = fullSlidingWindowCache ? 0 : Int(llama_model_n_swa(model.pointer))
+        if window > 0 && Int(llama_memory_seq_pos_min(memory, 0)) > max(0, count - window) {
+            clearMemory()       // the positions the window needs have been evicted
+            return false
+        }
+        guard llama_memory_seq_rm(memory, 0, Int32(count), -1) else {
+            clearMemory()
+            return false
+        }
+        cachedTokens.removeSubrange(count...)
+        return true
+    }
+
+    /// The serialized state of sequence 0 (its KV cache), for saving.
+    func sequenceState() -> [UInt8] {
+        let size = llama_state_seq_get_size(pointer, 0)
+        var data = [UInt8](repeating: 0, count: size)
+        let written = data.withUnsafeMutableBufferPointer { llama_state_seq_get_data(pointer, $0.baseAddress, size, 0) }
+        return Array(data.prefix(written))
+    }
+
+    /// Restores sequence 0 from `state`, which holds the keys and values of `tokens`.
+    /// - Throws: ``LLMKitError/invalidOption(name:reason:)`` when llama.cpp rejects it;
+    ///   the cache is then empty.
+    func restoreSequenceState(_ state: [UInt8], tokens: [Int32]) throws {
+        clearMemory()
+        let read = state.withUnsafeBufferPointer { llama_state_seq_set_data(pointer, $0.baseAddress, state.count, 0) }
+        guard read == state.count, Int(llama_memory_seq_pos_max(llama_get_memory(pointer), 0)) == tokens.count - 1 else {
+            clearMemory()
+            throw LLMKitError.invalidOption(name: "state", reason: "llama.cpp could not restore the saved cache")
+        }
+        cachedTokens = tokens
     }
 
     /// Evaluates `tokens` at positions `start…` of sequence 0, in chunks of at most
@@ -69,6 +135,7 @@ final class InferenceContext: @unchecked Sendable {
     /// - Throws: ``LLMKitError/decodeFailed(code:reason:)``.
     @discardableResult
     func decode(_ tokens: ArraySlice<Int32>, startingAt start: Int) throws -> Bool {
+        if start != cachedTokens.count { keepPrefix(start) }
         var position = start
         var remaining = tokens
         while !remaining.isEmpty {
@@ -84,8 +151,13 @@ final class InferenceContext: @unchecked Sendable {
                 batch.logits[offset] = (remaining.isEmpty && offset == chunk.count - 1) ? 1 : 0
             }
             let code = llama_decode(pointer, batch)
+            if code != 0 {
+                keepPrefix(cachedTokens.count)      // drop what an interrupted chunk left behind
+            }
             switch code {
-            case 0: position += chunk.count
+            case 0:
+                position += chunk.count
+                cachedTokens += chunk
             case 2: return false
             case 1: throw LLMKitError.decodeFailed(code: code, reason: "no room left in the KV cache (context of \(contextLength) tokens)")
             case -1: throw LLMKitError.decodeFailed(code: code, reason: "invalid batch")

@@ -24,58 +24,21 @@ extension LocalModel {
         try await streamCompletion(prompt, options: options).result
     }
 
-    /// Streams the model's answer to a conversation, rendered with llama.cpp's
-    /// built-in template matching (see ``chatTemplateName``). Message contents are
-    /// never parsed for special tokens.
-    public nonisolated func streamChatCompletion(_ messages: [ChatMessage], options: CompletionOptions = .init()) -> CompletionStream {
-        makeStream(.chat(messages), options: options)
-    }
-
-    /// Which chat template ``streamChatCompletion(_:options:)`` uses:
-    /// `embedded`, `builtin:NAME` or `chatml`.
-    public nonisolated var chatTemplateName: String {
-        BuiltinChatTemplate.resolve(model: handle, architecture: file.architecture).source.description
-    }
-
-    /// The prompt text that ``streamChatCompletion(_:options:)`` would evaluate.
-    public nonisolated func renderChatPrompt(_ messages: [ChatMessage]) throws -> String {
-        try BuiltinChatTemplate.resolve(model: handle, architecture: file.architecture).renderText(messages)
-    }
-
     private nonisolated func makeStream(_ input: PromptInput, options: CompletionOptions) -> CompletionStream {
-        let (chunks, continuation) = AsyncThrowingStream<String, any Error>.makeStream()
-        let outcome = Promise<CompletionResult>()
         let flag = CancellationFlag()
-        let task = Task {
-            await self.serve(input, options: options, flag: flag, continuation: continuation, outcome: outcome)
+        return CompletionStream.start(flag: flag) { emit in
+            try await self.serve(input, options: options, flag: flag, emit: emit)
         }
-        let cancel: @Sendable () -> Void = {
-            flag.raise()
-            task.cancel()
-        }
-        continuation.onTermination = { termination in
-            if case .cancelled = termination { cancel() }
-        }
-        return CompletionStream(chunks: chunks, outcome: outcome, cancellation: cancel)
     }
 
     /// Runs one request to its end on the model's thread. Requests queue on the
     /// executor, so they never interleave.
     private func serve(_ input: PromptInput, options: CompletionOptions, flag: CancellationFlag,
-                       continuation: AsyncThrowingStream<String, any Error>.Continuation,
-                       outcome: Promise<CompletionResult>) {
-        do {
-            let tokens = try promptTokens(for: input)
-            let run = try CompletionRun(
-                context: context, tokenizer: tokenizer,
-                options: options.filling(from: file.recommendedSampling), promptTokens: tokens, cancellation: flag)
-            let result = try run.execute { continuation.yield($0) }
-            continuation.finish()
-            outcome.settle(.success(result))
-        } catch {
-            continuation.finish(throwing: error)
-            outcome.settle(.failure(error))
-        }
+                       emit: @escaping @Sendable (String) -> Void) throws -> CompletionResult {
+        let run = try CompletionRun(
+            context: sharedContext(), tokenizer: tokenizer, options: options.filling(from: file.recommendedSampling),
+            promptTokens: promptTokens(for: input), cancellation: flag)
+        return try run.execute(emit: emit)
     }
 
     private func promptTokens(for input: PromptInput) throws -> [Token] {
@@ -85,9 +48,6 @@ extension LocalModel {
         case .tokens(let tokens):
             try tokenizer.validate(tokens)
             return tokens
-        case .chat(let messages):
-            let template = BuiltinChatTemplate.resolve(model: handle, architecture: file.architecture)
-            return try tokenizer.tokenize(template.render(messages))
         }
     }
 }

@@ -26,6 +26,9 @@ extension LocalModel {
         /// Keep a full-size cache for sliding-window attention models (Gemma 3).
         /// It costs memory but lets a later request reuse any cached prefix.
         public var usesFullSlidingWindowCache: Bool
+        /// Load only the vocabulary and metadata, not the weights: enough to tokenize and
+        /// render chat templates, fast, but the model cannot generate.
+        public var vocabularyOnly: Bool
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -35,7 +38,8 @@ extension LocalModel {
             threads: Int? = nil,
             gpuLayers: Int? = nil,
             usesMemoryMap: Bool = true,
-            usesFullSlidingWindowCache: Bool = false
+            usesFullSlidingWindowCache: Bool = false,
+            vocabularyOnly: Bool = false
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -44,6 +48,7 @@ extension LocalModel {
             self.gpuLayers = gpuLayers
             self.usesMemoryMap = usesMemoryMap
             self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
+            self.vocabularyOnly = vocabularyOnly
         }
 
         /// The default context length cap when ``contextLength`` is nil.

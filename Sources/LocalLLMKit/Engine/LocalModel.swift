@@ -10,8 +10,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// A model owns its llama.cpp handles and one inference context, and runs all
-/// its work on a dedicated thread. Requests are served one at a time, in the
+/// A model owns its llama.cpp handles, and an inference context for completions
+/// (created on first use), and runs all its work on a dedicated thread, which the
+/// model's ``Conversation``s share. Requests are served one at a time, in the
 /// order they arrive: a second request waits for the first and never
 /// interleaves with it. The memory is released when the last reference to the
 /// model goes away.
@@ -33,7 +34,7 @@ public actor LocalModel {
     nonisolated let handle: ModelHandle
     nonisolated let tokenizer: Tokenizer
     private nonisolated let executor: EngineExecutor
-    let context: InferenceContext
+    private var completionContext: InferenceContext?
 
     /// The executor that runs this model's work on its own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -41,14 +42,14 @@ public actor LocalModel {
     }
 
     private init(url: URL, file: GGUFFile, configuration: Configuration, handle: ModelHandle,
-                 context: InferenceContext, executor: EngineExecutor, loadDuration: Duration) {
+                 executor: EngineExecutor, loadDuration: Duration) {
         self.url = url
         self.file = file
         self.configuration = configuration
         self.handle = handle
         self.tokenizer = Tokenizer(handle: handle)
-        self.context = context
-        self.contextLength = context.contextLength
+        self.contextLength = configuration.contextLength
+            ?? min(file.trainingContextLength ?? Configuration.defaultContextLength, Configuration.defaultContextLength)
         self.executor = executor
         self.loadDuration = loadDuration
     }
@@ -74,15 +75,12 @@ public actor LocalModel {
         do {
             let clock = ContinuousClock()
             let start = clock.now
-            let (file, handle, context) = try await executor.run {
+            let (file, handle) = try await executor.run {
                 let file = try GGUFFile(contentsOf: url)
-                let handle = try loadWeights(url: url, configuration: configuration)
-                let context = try InferenceContext(
-                    model: handle, parameters: contextParameters(file: file, configuration: configuration))
-                return (file, handle, context)
+                return (file, try loadWeights(url: url, configuration: configuration))
             }
             return LocalModel(url: url, file: file, configuration: configuration, handle: handle,
-                              context: context, executor: executor, loadDuration: clock.now - start)
+                              executor: executor, loadDuration: clock.now - start)
         } catch {
             executor.shutDown()
             throw error
@@ -92,6 +90,7 @@ public actor LocalModel {
     private static func loadWeights(url: URL, configuration: Configuration) throws -> ModelHandle {
         var parameters = llama_model_default_params()
         if !configuration.usesMemoryMap { parameters.load_mode = LLAMA_LOAD_MODE_NONE }
+        parameters.vocab_only = configuration.vocabularyOnly
         if let layers = configuration.gpuLayers {
             parameters.n_gpu_layers = Int32(clamping: layers)
         } else {
@@ -106,18 +105,31 @@ public actor LocalModel {
         return ModelHandle(pointer: model)
     }
 
-    private static func contextParameters(file: GGUFFile, configuration: Configuration) -> llama_context_params {
+    /// The context that completions use, created on first use.
+    func sharedContext() throws -> InferenceContext {
+        if let completionContext { return completionContext }
+        let context = try makeContext(contextLength: contextLength,
+                                      fullSlidingWindowCache: configuration.usesFullSlidingWindowCache)
+        completionContext = context
+        return context
+    }
+
+    /// A new inference context for this model.
+    /// - Throws: ``LLMKitError/contextCreationFailed(reason:)``.
+    nonisolated func makeContext(contextLength: Int, fullSlidingWindowCache: Bool,
+                                 threads: Int? = nil) throws -> InferenceContext {
+        guard !configuration.vocabularyOnly else {
+            throw LLMKitError.contextCreationFailed(reason: "the model was loaded with vocabularyOnly, so it cannot generate")
+        }
         var parameters = llama_context_default_params()
-        let training = file.trainingContextLength ?? Configuration.defaultContextLength
-        let length = configuration.contextLength ?? min(training, Configuration.defaultContextLength)
-        parameters.n_ctx = UInt32(length)
+        parameters.n_ctx = UInt32(contextLength)
         parameters.n_batch = UInt32(configuration.batchSize)
         parameters.n_ubatch = UInt32(min(configuration.microBatchSize, configuration.batchSize))
         parameters.n_seq_max = 1
-        parameters.n_threads = Int32(configuration.effectiveThreads)
-        parameters.n_threads_batch = Int32(configuration.effectiveThreads)
+        parameters.n_threads = Int32(threads ?? configuration.effectiveThreads)
+        parameters.n_threads_batch = Int32(threads ?? configuration.effectiveThreads)
         parameters.no_perf = false
-        parameters.swa_full = configuration.usesFullSlidingWindowCache
-        return parameters
+        parameters.swa_full = fullSlidingWindowCache
+        return try InferenceContext(model: handle, parameters: parameters)
     }
 }

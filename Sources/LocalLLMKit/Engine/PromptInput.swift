@@ -2,8 +2,6 @@
 enum PromptInput: Sendable {
     /// Plain text: no template, special-token texts stay plain text.
     case text(String)
-    /// Chat messages, rendered through the model's chat template.
-    case chat([ChatMessage])
     /// Ready-made token ids.
     case tokens([Int32])
 }

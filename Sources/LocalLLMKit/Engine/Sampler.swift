@@ -8,7 +8,7 @@ final class Sampler {
 
     /// Builds a sampler for `model` from fully resolved options.
     /// - Throws: ``LLMKitError/samplingFailed(reason:)``.
-    init(model: ModelHandle, options: CompletionOptions) throws {
+    init(model: ModelHandle, options: CompletionOptions, thinking: ThinkingControl? = nil) throws {
         var params = llmkit_sampling_defaults()
         if let seed = options.seed { params.seed = seed }
         if let value = options.temperature { params.temperature = Float(value) }
@@ -19,19 +19,25 @@ final class Sampler {
         if let value = options.repetitionPenalty { params.penalty_repeat = Float(value) }
         if let value = options.presencePenalty { params.penalty_presence = Float(value) }
         if let value = options.frequencyPenalty { params.penalty_frequency = Float(value) }
+        let storage = CStringStorage()
         let biasTokens = Array(options.logitBias.keys)
-        let biasValues = biasTokens.map { Float(options.logitBias[$0]!) }
-        var error: llmkit_error?
-        let sampler = biasTokens.withUnsafeBufferPointer { tokens in
-            biasValues.withUnsafeBufferPointer { values in
-                params.logit_bias_tokens = tokens.baseAddress
-                params.logit_bias_values = values.baseAddress
-                params.logit_bias_count = Int32(tokens.count)
-                return llmkit_sampler_create(model.pointer, &params, &error)
+        params.logit_bias_tokens = storage.array(biasTokens)
+        params.logit_bias_values = storage.array(biasTokens.map { Float(options.logitBias[$0]!) })
+        params.logit_bias_count = Int32(biasTokens.count)
+        if let thinking {
+            params.generation_prompt = storage.string(thinking.generationPrompt)
+            if let budget = thinking.budget, let start = thinking.startTag, !thinking.endTags.isEmpty {
+                params.reasoning_budget = Int32(clamping: budget)
+                params.reasoning_start_tag = storage.string(start)
+                params.reasoning_end_tags = storage.strings(thinking.endTags)
+                params.reasoning_end_tag_count = Int32(thinking.endTags.count)
+                params.reasoning_budget_message = storage.string(thinking.message)
             }
         }
+        var error: llmkit_error?
+        let sampler = withExtendedLifetime(storage) { llmkit_sampler_create(model.pointer, &params, &error) }
         guard let sampler else {
-            throw LLMKitError.samplingFailed(reason: Self.take(error) ?? "unknown error")
+            throw LLMKitError.samplingFailed(reason: Bridge.take(error) ?? "unknown error")
         }
         pointer = sampler
     }
@@ -47,17 +53,24 @@ final class Sampler {
     func sampleAndAccept(from context: InferenceContext) throws -> Int32 {
         var error: llmkit_error?
         let token = llmkit_sampler_sample(pointer, context.pointer, -1, &error)
-        if let message = Self.take(error) { throw LLMKitError.samplingFailed(reason: message) }
+        if let message = Bridge.take(error) { throw LLMKitError.samplingFailed(reason: message) }
         guard llmkit_sampler_accept(pointer, token, &error) else {
-            throw LLMKitError.samplingFailed(reason: Self.take(error) ?? "the token was rejected")
+            throw LLMKitError.samplingFailed(reason: Bridge.take(error) ?? "the token was rejected")
         }
         return token
     }
+}
 
-    /// Converts and frees a bridge error string.
-    static func take(_ error: llmkit_error?) -> String? {
-        guard let error else { return nil }
-        defer { llmkit_string_free(error) }
-        return String(cString: error)
-    }
+/// What a chat template tells the sampler about thinking.
+struct ThinkingControl {
+    /// The assistant prefix at the end of the prompt; it may already open a thinking block.
+    var generationPrompt: String
+    /// Tokens allowed inside the thinking block; nil for no cap.
+    var budget: Int?
+    /// The tag that opens a thinking block.
+    var startTag: String?
+    /// The tags that close it; the first is forced when the budget runs out.
+    var endTags: [String]
+    /// Inserted before the forced end tag.
+    var message: String?
 }

@@ -83,13 +83,8 @@ extension LocalModel {
         }
         guard repetitions >= 1 else { throw LLMKitError.invalidOption(name: "repetitions", reason: "\(repetitions) is not at least 1") }
         let threadCount = threads ?? configuration.effectiveThreads
-        var parameters = llama_context_default_params()
-        parameters.n_ctx = UInt32(test.promptTokens + test.generatedTokens)
-        parameters.n_batch = UInt32(configuration.batchSize)
-        parameters.n_ubatch = UInt32(min(configuration.microBatchSize, configuration.batchSize))
-        parameters.n_threads = Int32(threadCount)
-        parameters.n_threads_batch = Int32(threadCount)
-        let benchContext = try InferenceContext(model: handle, parameters: parameters)
+        let benchContext = try makeContext(contextLength: test.promptTokens + test.generatedTokens,
+                                           fullSlidingWindowCache: false, threads: threadCount)
         var random = SystemRandomNumberGenerator()
         let vocabulary = Int32(tokenizer.vocabularySize)
         let bos = tokenizer.addsBeginningOfSequence ? llama_vocab_bos(handle.vocabulary) : nil
@@ -122,6 +117,7 @@ extension LocalModel {
             samples.append(UInt64(elapsed.components.seconds) * 1_000_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000))
         }
         return ThroughputMeasurement(test: test, threads: threadCount, batchSize: configuration.batchSize,
-                                     microBatchSize: Int(parameters.n_ubatch), samplesNanoseconds: samples)
+                                     microBatchSize: min(configuration.microBatchSize, configuration.batchSize),
+                                     samplesNanoseconds: samples)
     }
 }

@@ -7,12 +7,20 @@ enum GGUFRewriter {
     struct Failure: Error { let message: String }
 
     static func copy(_ source: URL, to destination: URL, settingFloat key: String, to value: Float) throws {
+        try copy(source, to: destination) { gguf_set_val_f32($0, key, value) }
+    }
+
+    static func copy(_ source: URL, to destination: URL, settingString key: String, to value: String) throws {
+        try copy(source, to: destination) { gguf_set_val_str($0, key, value) }
+    }
+
+    private static func copy(_ source: URL, to destination: URL, edit: (OpaquePointer) -> Void) throws {
         guard let context = gguf_init_from_file(source.path, gguf_init_params(no_alloc: true, ctx: nil)) else {
             throw Failure(message: "cannot read \(source.path)")
         }
         defer { gguf_free(context) }
         let dataOffset = UInt64(gguf_get_data_offset(context))
-        gguf_set_val_f32(context, key, value)
+        edit(context)
         guard gguf_write_to_file(context, destination.path, true) else {
             throw Failure(message: "cannot write \(destination.path)")
         }

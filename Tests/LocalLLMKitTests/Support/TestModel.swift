@@ -9,9 +9,33 @@ enum TestModel {
         try LocalModel.defaultModelURL()
     }
 
+    /// Loads only the default model's vocabulary: enough for templates and tokenizing.
+    static func vocabulary() async throws -> LocalModel {
+        try await LocalModel.load(from: url(), configuration: .init(vocabularyOnly: true))
+    }
+
     /// Loads the default model with a small context, to keep tests quick.
     static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
         try await LocalModel.load(from: url(), configuration: configuration)
+    }
+}
+
+/// llama.cpp's chat templates, installed by scripts/bootstrap under `$LLMKIT_PREFIX/share/llmkit/templates`.
+enum TestTemplates {
+    static var directory: URL {
+        URL(filePath: ProcessInfo.processInfo.environment["LLMKIT_PREFIX"] ?? "/usr/local")
+            .appending(path: "share/llmkit/templates")
+    }
+
+    /// The Jinja source of a template, e.g. `Qwen-Qwen3-0.6B`.
+    static func source(_ name: String) throws -> String {
+        try String(contentsOf: directory.appending(path: "\(name).jinja"), encoding: .utf8)
+    }
+
+    /// Every template's name.
+    static func all() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".jinja") }.map { String($0.dropLast(6)) }.sorted()
     }
 }
 

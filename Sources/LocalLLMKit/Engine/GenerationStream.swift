@@ -1,4 +1,8 @@
-/// A stream of generated text, chunk by chunk, with the final result at the end.
+/// A stream of generated text chunks, with the final ``CompletionResult`` at the end.
+public typealias CompletionStream = GenerationStream<String, CompletionResult>
+
+/// A stream of generation events (text chunks, or a conversation's ``ResponseEvent``s),
+/// with the final output at the end.
 ///
 /// ```swift
 /// let stream = model.streamCompletion("Once upon a time", options: .init(maximumTokens: 64))
@@ -11,12 +15,9 @@
 /// that awaits ``result``), stops generation within one decode step; ``result`` then reports
 /// ``StopReason/cancelled`` with the text generated so far. Each chunk holds
 /// whole characters only.
-public struct CompletionStream: AsyncSequence, Sendable {
-    /// A chunk of generated text.
-    public typealias Element = String
-
-    let chunks: AsyncThrowingStream<String, any Error>
-    let outcome: Promise<CompletionResult>
+public struct GenerationStream<Element: Sendable, Output: Sendable>: AsyncSequence, Sendable {
+    let chunks: AsyncThrowingStream<Element, any Error>
+    let outcome: Promise<Output>
     let cancellation: @Sendable () -> Void
 
     /// Creates the iterator over the text chunks. A stream can be iterated once.
@@ -27,11 +28,11 @@ public struct CompletionStream: AsyncSequence, Sendable {
     /// Iterates the text chunks. Dropping it before the end (a `break` out of
     /// `for try await`) cancels generation.
     public struct Iterator: AsyncIteratorProtocol {
-        var base: AsyncThrowingStream<String, any Error>.Iterator
+        var base: AsyncThrowingStream<Element, any Error>.Iterator
         let watch: IterationWatch
 
-        /// The next chunk, or nil once generation has ended.
-        public mutating func next() async throws -> String? {
+        /// The next element, or nil once generation has ended.
+        public mutating func next() async throws -> Element? {
             do {
                 let chunk = try await base.next()
                 if chunk == nil { watch.finish() }
@@ -43,11 +44,11 @@ public struct CompletionStream: AsyncSequence, Sendable {
         }
     }
 
-    /// The final result, once generation has ended.
+    /// The final output, once generation has ended.
     ///
-    /// Awaiting it without reading the stream is fine: the text is also in the result.
+    /// Awaiting it without reading the stream is fine: the text is also in the output.
     /// - Throws: the error that ended generation, if it failed.
-    public var result: CompletionResult {
+    public var result: Output {
         get async throws {
             try await withTaskCancellationHandler {
                 try await outcome.value
@@ -57,9 +58,40 @@ public struct CompletionStream: AsyncSequence, Sendable {
         }
     }
 
+    /// Waits for the end of generation and returns the whole output; the same as ``result``.
+    public func collect() async throws -> Output {
+        try await result
+    }
+
     /// Stops generation; ``result`` then reports ``StopReason/cancelled``.
     public func cancel() {
         cancellation()
+    }
+
+    /// Starts `work` in a task; it produces elements through `emit` and returns the output.
+    /// Cancelling (a dropped iterator, a cancelled consumer, ``cancel()``) raises `flag`.
+    static func start(flag: CancellationFlag,
+                      _ work: @escaping @Sendable (_ emit: @escaping @Sendable (Element) -> Void) async throws -> Output) -> Self {
+        let (chunks, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
+        let outcome = Promise<Output>()
+        let task = Task {
+            do {
+                let output = try await work { continuation.yield($0) }
+                continuation.finish()
+                outcome.settle(.success(output))
+            } catch {
+                continuation.finish(throwing: error)
+                outcome.settle(.failure(error))
+            }
+        }
+        let cancel: @Sendable () -> Void = {
+            flag.raise()
+            task.cancel()
+        }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { cancel() }
+        }
+        return Self(chunks: chunks, outcome: outcome, cancellation: cancel)
     }
 }
 

@@ -1,0 +1,173 @@
+import CLlama
+import CLlamaBridge
+import Foundation
+
+/// A chat template: turns messages into the exact prompt text a model expects,
+/// through llama.cpp's chat engine (its Jinja interpreter and per-model parsers).
+///
+/// The template is chosen in this order:
+/// 1. an explicit template (``init(model:override:)``): Jinja source, or the name of
+///    one of llama.cpp's built-in templates;
+/// 2. the template embedded in the GGUF file;
+/// 3. llama.cpp's built-in template for the model's architecture (`gemma3` → `gemma`);
+/// 4. ChatML.
+///
+/// ```swift
+/// let template = try ChatTemplate(model: model, override: String(contentsOf: qwen3File, encoding: .utf8))
+/// let prompt = try template.render([.system("Be brief."), .user("Hi!")], enableThinking: true)
+/// print(template.source, prompt.text)
+/// ```
+public struct ChatTemplate: Sendable {
+    /// Where a template came from.
+    public enum Source: Sendable, Equatable, CustomStringConvertible {
+        /// Passed explicitly.
+        case override
+        /// Embedded in the GGUF file (`tokenizer.chat_template`).
+        case embedded
+        /// One of llama.cpp's built-in templates, by name.
+        case builtin(String)
+        /// The ChatML fallback.
+        case chatml
+
+        /// `override`, `embedded`, `builtin:NAME` or `chatml`.
+        public var description: String {
+            switch self {
+            case .override: return "override"
+            case .embedded: return "embedded"
+            case .builtin(let name): return "builtin:\(name)"
+            case .chatml: return "chatml"
+            }
+        }
+    }
+
+    /// Where this template came from.
+    public let source: Source
+    /// Whether the template reacts to `enable_thinking`.
+    public let supportsThinking: Bool
+    /// The template's Jinja source (or built-in name).
+    public let text: String
+
+    let handle: ChatTemplatesHandle
+    /// Built-in templates are rendered by `llama_chat_apply_template`, not by the Jinja engine.
+    let usesJinja: Bool
+
+    /// The template for `model`, optionally overridden.
+    /// - Parameters:
+    ///   - model: the model whose vocabulary supplies the BOS and EOS texts.
+    ///   - override: Jinja source, or a built-in template name such as `chatml`, `gemma`, `llama3`.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be parsed.
+    public init(model: LocalModel, override: String? = nil) throws {
+        try self.init(handle: model.handle, architecture: model.file.architecture, override: override)
+    }
+
+    /// The template for `model`, overridden by the Jinja file at `url`.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)`` naming the file when it cannot be read or parsed.
+    public init(model: LocalModel, overrideFile url: URL) throws {
+        let source: String
+        do {
+            source = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw LLMKitError.templateFailed(reason: "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        do {
+            try self.init(model: model, override: source)
+        } catch LLMKitError.templateFailed(let reason) {
+            throw LLMKitError.templateFailed(reason: "\(url.path): \(reason)")
+        }
+    }
+
+    init(handle model: ModelHandle, architecture: String?, override: String?) throws {
+        let builtins = Self.builtinNames()
+        if let override, !override.isEmpty {
+            if builtins.contains(override) && override != "chatml" {
+                try self.init(model: model, text: override, source: .builtin(override), jinja: false)
+            } else {
+                try self.init(model: model, text: override, source: override == "chatml" ? .chatml : .override, jinja: true)
+            }
+            return
+        }
+        if let embedded = llama_model_chat_template(model.pointer, nil).map({ String(cString: $0) }),
+           let template = try? Self(model: model, text: embedded, source: .embedded, jinja: true) {
+            self = template
+            return
+        }
+        if let architecture {
+            let stem = String(architecture.reversed().drop(while: \.isNumber).reversed())
+            if let name = [architecture, stem].first(where: { builtins.contains($0) && $0 != "chatml" }) {
+                try self.init(model: model, text: name, source: .builtin(name), jinja: false)
+                return
+            }
+        }
+        try self.init(model: model, text: "chatml", source: .chatml, jinja: true)
+    }
+
+    private init(model: ModelHandle, text: String, source: Source, jinja: Bool) throws {
+        let handle = try ChatTemplatesHandle(model: model, source: text)
+        let description = try handle.describe()
+        self.handle = handle
+        self.text = jinja ? description.source : text
+        self.source = source
+        self.usesJinja = jinja
+        self.supportsThinking = jinja && description.supportsThinking
+    }
+
+    /// Renders `messages` into a prompt.
+    /// - Parameters:
+    ///   - messages: the conversation so far.
+    ///   - addGenerationPrompt: end with the marker that starts the assistant's answer.
+    ///   - enableThinking: passed to the template as `enable_thinking`.
+    ///   - arguments: extra template variables, such as `reasoning_effort`.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)``.
+    public func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
+                       arguments: [String: TemplateArgument] = [:]) throws -> RenderedChatPrompt {
+        let request = ChatRenderRequest(messages: messages, addGenerationPrompt: addGenerationPrompt,
+                                        enableThinking: enableThinking, useJinja: usesJinja, arguments: arguments)
+        let render = try ChatRenderHandle(templates: handle, request: request)
+        let details = try render.describe()
+        let segments = try PromptIsolation.segments(of: details.prompt, messages: messages) { masked in
+            try ChatRenderHandle(templates: handle, request: request.replacingMessages(masked)).describe().prompt
+        }
+        return RenderedChatPrompt(details: details, segments: segments, render: render)
+    }
+
+    /// The names of llama.cpp's built-in templates.
+    public static func builtinNames() -> Set<String> {
+        let count = llama_chat_builtin_templates(nil, 0)
+        guard count > 0 else { return [] }
+        var names = [UnsafePointer<CChar>?](repeating: nil, count: Int(count))
+        _ = llama_chat_builtin_templates(&names, names.count)
+        return Set(names.compactMap { $0.map { String(cString: $0) } })
+    }
+}
+
+/// An extra value passed to a chat template (`chat_template_kwargs`).
+public enum TemplateArgument: Sendable, Equatable, Codable {
+    /// A boolean.
+    case bool(Bool)
+    /// A number.
+    case number(Double)
+    /// A string.
+    case string(String)
+
+    /// Decodes a plain JSON boolean, number or string.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    /// Encodes the plain value.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+extension Conversation {
+    /// What to do when a new turn does not fit in the context.
+    public enum OverflowPolicy: String, Sendable, Equatable, Codable {
+        /// Throw ``LLMKitError/promptTooLong(tokens:limit:)`` before anything is evaluated.
+        case fail
+        /// Drop the oldest turns (never the instructions) until the new turn fits.
+        case dropOldestTurns
+    }
+
+    /// Settings of a conversation, fixed at creation.
+    public struct Configuration: Sendable, Equatable, Codable {
+        /// A chat template that overrides the model's: Jinja source, or a built-in
+        /// template name such as `chatml`. `nil` uses the model's own (see ``ChatTemplate``).
+        public var chatTemplate: String?
+        /// The context length in tokens; `nil` uses the model's ``LocalModel/contextLength``.
+        public var contextLength: Int?
+        /// What to do when a turn does not fit.
+        public var overflowPolicy: OverflowPolicy
+        /// Keep a full-size cache for sliding-window models (Gemma 3), so that any
+        /// earlier prefix can be reused. Without it, such a model must sometimes
+        /// evaluate the whole history again.
+        public var usesFullSlidingWindowCache: Bool
+        /// Extra template variables.
+        public var templateArguments: [String: TemplateArgument]
+        /// Evaluate only what follows the longest prefix already in the cache (the default).
+        /// Off, every turn evaluates the whole history again: slower, for comparison.
+        public var reusesPromptCache: Bool
+
+        /// Creates a configuration; every argument has a default.
+        public init(chatTemplate: String? = nil, contextLength: Int? = nil, overflowPolicy: OverflowPolicy = .fail,
+                    usesFullSlidingWindowCache: Bool = true, templateArguments: [String: TemplateArgument] = [:],
+                    reusesPromptCache: Bool = true) {
+            self.chatTemplate = chatTemplate
+            self.contextLength = contextLength
+            self.overflowPolicy = overflowPolicy
+            self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
+            self.templateArguments = templateArguments
+            self.reusesPromptCache = reusesPromptCache
+        }
+
+        /// Checks every value, naming the first one that cannot work.
+        /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
+        public func validate() throws {
+            if let contextLength, !(1...(1 << 24)).contains(contextLength) {
+                throw LLMKitError.invalidOption(name: "contextLength", reason: "\(contextLength) is not between 1 and \(1 << 24)")
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// A turn's prompt, decided before anything is evaluated.
+struct TurnPlan {
+    /// The earlier messages that stay (after any dropped turns).
+    var history: [ChatMessage]
+    /// The rendered prompt: history plus the new user message.
+    var rendered: RenderedChatPrompt
+    /// Its tokens.
+    var tokens: [Int32]
+    /// Tokens kept free for the answer.
+    var reservedTokens: Int
+    /// Turns dropped to make room.
+    var droppedTurns: Int
+    /// Whether prompt plus reserve fit in the context.
+    var fits: Bool
+}
+
+extension Conversation {
+    /// Renders the next turn, dropping the oldest turns first if the policy allows.
+    func planTurn(_ prompt: String, options: CompletionOptions) throws -> TurnPlan {
+        var history = transcript
+        var dropped = 0
+        let reserved = options.maximumTokens ?? 1
+        while true {
+            let rendered = try template.render(history + [.user(prompt)], addGenerationPrompt: true,
+                                               enableThinking: options.enableThinking,
+                                               arguments: configuration.templateArguments)
+            let tokens = try model.tokenizer.tokenize(rendered.segments)
+            let fits = tokens.count + reserved <= contextLength
+            guard !fits, configuration.overflowPolicy == .dropOldestTurns, let oldest = Self.oldestTurn(in: history) else {
+                return TurnPlan(history: history, rendered: rendered, tokens: tokens, reservedTokens: reserved,
+                                droppedTurns: dropped, fits: fits)
+            }
+            history.removeSubrange(oldest)
+            dropped += 1
+        }
+    }
+
+    /// The range of the oldest turn: from the first message after the instructions up
+    /// to the next user message.
+    static func oldestTurn(in history: [ChatMessage]) -> Range<Int>? {
+        guard let start = history.firstIndex(where: { $0.role != .system }) else { return nil }
+        let end = history[(start + 1)...].firstIndex(where: { $0.role == .user }) ?? history.endIndex
+        return start..<end
+    }
+}

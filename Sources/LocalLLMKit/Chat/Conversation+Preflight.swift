@@ -1,0 +1,34 @@
+extension Conversation {
+    /// What a turn would cost, computed with the real template and tokenizer, without
+    /// evaluating anything.
+    public struct Preflight: Sendable, Equatable {
+        /// Tokens in the prompt the turn would evaluate (history plus the new message).
+        public var promptTokens: Int
+        /// Of those, tokens already in the cache.
+        public var cachedTokens: Int
+        /// The context length.
+        public var contextLength: Int
+        /// Whether the prompt fits, with room for the answer (at least one token, or
+        /// the options' maximum).
+        public var fits: Bool
+        /// The most tokens the answer can have: the options' maximum, capped by the room left.
+        public var maximumResponseTokens: Int
+        /// Turns the overflow policy would drop to make room.
+        public var droppedTurns: Int
+    }
+
+    /// Reports, for the message `prompt`, the exact prompt size, the context size,
+    /// whether it fits, and the effective maximum answer length.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)`` or ``LLMKitError/invalidOption(name:reason:)``.
+    public func preflight(_ prompt: String, options: CompletionOptions = .init()) throws -> Preflight {
+        try options.validate()
+        let plan = try planTurn(prompt, options: options)
+        let room = max(contextLength - plan.tokens.count, 0)
+        let cached = cache.map { cache in
+            min(zip(cache.cachedTokens, plan.tokens).prefix { $0 == $1 }.count, max(plan.tokens.count - 1, 0))
+        } ?? 0
+        return Preflight(promptTokens: plan.tokens.count, cachedTokens: cached, contextLength: contextLength,
+                         fits: plan.fits, maximumResponseTokens: plan.fits ? min(options.maximumTokens ?? room, room) : 0,
+                         droppedTurns: plan.droppedTurns)
+    }
+}

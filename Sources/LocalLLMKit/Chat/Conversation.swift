@@ -1,0 +1,92 @@
+import Foundation
+
+/// A multi-turn conversation with a model, through its chat template.
+///
+/// ```swift
+/// let conversation = try Conversation(model: model, instructions: "You are a helpful assistant.")
+/// let reply = try await conversation.respond(to: "Hi!")
+/// print(reply.text)
+///
+/// for try await event in conversation.streamResponse(to: "Explain KV caches", options: .init(enableThinking: true)) {
+///     switch event {
+///     case .thinking(let delta): print(delta, terminator: "")
+///     case .text(let delta): print(delta, terminator: "")
+///     case .snapshot(let text, let thinking): redraw(text, thinking)
+///     case .done(let response): print("\n", response.stopReason)
+///     }
+/// }
+/// try await conversation.save(to: url)       // and Conversation(restoringFrom: url, model: model)
+/// ```
+///
+/// A conversation keeps its transcript and its own KV cache: a new turn evaluates
+/// only the tokens after the longest prefix already in the cache. Turns are
+/// served one at a time, in order, on the model's thread; a second request waits
+/// for the first. A cancelled or failed turn leaves the transcript as it was.
+public actor Conversation {
+    /// The model.
+    public nonisolated let model: LocalModel
+    /// The instructions (system message) given at creation, if any.
+    public nonisolated let instructions: String?
+    /// Settings fixed at creation.
+    public nonisolated let configuration: Configuration
+    /// The chat template in use.
+    public nonisolated let template: ChatTemplate
+    /// The context length in tokens.
+    public nonisolated let contextLength: Int
+
+    /// The messages the model sees: the instructions, then every completed turn
+    /// (minus turns dropped by ``OverflowPolicy/dropOldestTurns``).
+    public internal(set) var transcript: [ChatMessage]
+    /// How many turns have completed since creation (or the last ``reset()``).
+    public internal(set) var turnCount = 0
+
+    var cache: InferenceContext?
+
+    /// Runs on the model's thread, so that conversations and completions of one model never run at once.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        model.unownedExecutor
+    }
+
+    /// Starts a conversation.
+    /// - Parameters:
+    ///   - model: the model.
+    ///   - instructions: a system message that frames the conversation.
+    ///   - configuration: template override, context length, overflow policy.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be loaded,
+    ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad configuration.
+    public init(model: LocalModel, instructions: String? = nil, configuration: Configuration = .init()) throws {
+        try self.init(model: model, instructions: instructions, configuration: configuration,
+                      transcript: instructions.map { [.system($0)] } ?? [], turnCount: 0, cache: nil)
+    }
+
+    /// Creates a conversation in a given state (new, or restored from a file).
+    init(model: LocalModel, instructions: String?, configuration: Configuration, transcript: [ChatMessage],
+         turnCount: Int, cache: InferenceContext?) throws {
+        try configuration.validate()
+        self.model = model
+        self.instructions = instructions
+        self.configuration = configuration
+        self.template = try configuration.chatTemplate.map { try ChatTemplate(model: model, override: $0) }
+            ?? ChatTemplate(model: model)
+        self.contextLength = configuration.contextLength ?? model.contextLength
+        self.transcript = transcript
+        self.turnCount = turnCount
+        self.cache = cache
+    }
+
+    /// Forgets every turn (keeping the instructions) and empties the cache.
+    public func reset() {
+        transcript = instructions.map { [.system($0)] } ?? []
+        turnCount = 0
+        cache?.clearMemory()
+    }
+
+    /// The conversation's KV cache, created on first use.
+    func inferenceContext() throws -> InferenceContext {
+        if let cache { return cache }
+        let context = try model.makeContext(contextLength: contextLength,
+                                            fullSlidingWindowCache: configuration.usesFullSlidingWindowCache)
+        cache = context
+        return context
+    }
+}

@@ -1,0 +1,34 @@
+/// A prompt rendered by a ``ChatTemplate``, with what is needed to run and parse the answer.
+public struct RenderedChatPrompt: Sendable {
+    /// The prompt text, exactly as it will be tokenized.
+    public let text: String
+    /// The output format llama.cpp detected for the template (e.g. `peg-native`).
+    public let format: String
+    /// The marker that starts the assistant's answer, as rendered at the end of the prompt.
+    public let generationPrompt: String
+    /// The tag that opens a thinking block (e.g. `<think>`), when the template has one.
+    public let thinkingStartTag: String?
+    /// The tags that close a thinking block.
+    public let thinkingEndTags: [String]
+    /// Extra strings after which the template's answer is over.
+    public let additionalStopSequences: [String]
+    /// Whether every message content could be kept apart from template text, so that
+    /// special-token texts in it stay plain text. False when the template transforms
+    /// contents (trimming, escaping); then the whole prompt is parsed for special tokens.
+    public let isolatesMessageContents: Bool
+
+    let segments: [PromptSegment]
+    let render: ChatRenderHandle
+
+    init(details: ChatRenderHandle.Description, segments: [PromptSegment]?, render: ChatRenderHandle) {
+        text = details.prompt
+        format = details.format
+        generationPrompt = details.generationPrompt
+        thinkingStartTag = details.thinkingStartTag.isEmpty ? nil : details.thinkingStartTag
+        thinkingEndTags = details.thinkingEndTags
+        additionalStopSequences = details.additionalStops
+        isolatesMessageContents = segments != nil
+        self.segments = segments ?? [PromptSegment(text: details.prompt, parsesSpecialTokens: true)]
+        self.render = render
+    }
+}

@@ -1,0 +1,24 @@
+/// Turns successive parses of a growing output into stream events: deltas while
+/// each parse extends the last, a snapshot when a parse rewrites earlier text.
+struct ReplyTracker {
+    private(set) var reply = ParsedReply.empty
+
+    /// The events that take the stream from the previous parse to `next`.
+    mutating func update(to next: ParsedReply) -> [ResponseEvent] {
+        defer { reply = next }
+        guard let thinking = Self.delta(from: reply.reasoningContent, to: next.reasoningContent),
+              let text = Self.delta(from: reply.content, to: next.content) else {
+            return [.snapshot(text: next.content, thinking: next.reasoningContent)]
+        }
+        return (thinking.isEmpty ? [] : [.thinking(thinking)]) + (text.isEmpty ? [] : [.text(text)])
+    }
+
+    /// What `new` adds to `old`, compared by Unicode scalars; nil when `new` does not extend `old`.
+    static func delta(from old: String, to new: String) -> String? {
+        let oldScalars = old.unicodeScalars, newScalars = new.unicodeScalars
+        guard newScalars.starts(with: oldScalars) else { return nil }
+        var added = String.UnicodeScalarView()
+        added.append(contentsOf: newScalars.dropFirst(oldScalars.count))
+        return String(added)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import LocalLLMKit
+
+/// The generation flags shared by `run` and `chat`: sampling, then chat-only flags.
+enum GenerationFlags {
+    static let samplingValueOptions: Set<String> = [
+        "--max-tokens", "--temperature", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
+        "--presence-penalty", "--frequency-penalty", "--seed", "--stop",
+    ]
+    /// Flags that only make sense with a chat template.
+    static let chatValueOptions: Set<String> = ["--system", "--chat-template", "--thinking-budget", "--thinking-message"]
+    static let chatFlagOptions: Set<String> = ["--thinking", "--show-thinking"]
+
+    static var valueOptions: Set<String> { samplingValueOptions.union(chatValueOptions) }
+    static var flagOptions: Set<String> { chatFlagOptions }
+    static let aliases = ["-n": "--max-tokens", "-s": "--seed"]
+
+    static let samplingHelp = """
+      -n, --max-tokens N       most tokens to generate (default: until the context is full)
+          --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8)
+          --top-k K            top-k sampling; 0 = off (default: 40)
+          --top-p P            top-p (nucleus) sampling; 1 = off (default: 0.95)
+          --min-p P            min-p sampling; 0 = off (default: 0.05)
+          --repeat-penalty R   repetition penalty; 1 = off
+          --presence-penalty R presence penalty; 0 = off
+          --frequency-penalty R frequency penalty; 0 = off
+      -s, --seed S             random seed, for reproducible sampling
+          --stop TEXT          stop before TEXT (repeatable)
+    """
+
+    static let chatHelp = """
+          --system TEXT        system message (instructions)
+          --chat-template FILE Jinja chat template (or a built-in name such as chatml) instead of the model's
+          --thinking           let the model think first (templates with enable_thinking)
+          --thinking-budget N  most thinking tokens before the end of thinking is forced; 0 = none
+          --thinking-message T text inserted when the thinking budget runs out
+          --show-thinking      print the thinking to stderr
+    """
+
+    /// The first chat-only flag present, for the usage error of `run --raw`.
+    static func chatOnlyFlag(in arguments: ParsedArguments) -> String? {
+        chatValueOptions.union(chatFlagOptions).sorted().first { arguments.value($0) != nil || arguments.has($0) }
+    }
+
+    /// The completion options from the flags.
+    static func options(_ arguments: ParsedArguments) throws -> CompletionOptions {
+        var options = CompletionOptions()
+        options.maximumTokens = try arguments.integer("--max-tokens", in: 1...Int.max)
+        options.temperature = try arguments.number("--temperature")
+        options.topK = try arguments.integer("--top-k", in: 0...Int.max)
+        options.topP = try arguments.number("--top-p")
+        options.minP = try arguments.number("--min-p")
+        options.repetitionPenalty = try arguments.number("--repeat-penalty")
+        options.presencePenalty = try arguments.number("--presence-penalty")
+        options.frequencyPenalty = try arguments.number("--frequency-penalty")
+        if let seed = try arguments.integer("--seed", in: 0...Int(UInt32.max - 1)) { options.seed = UInt32(seed) }
+        options.stopSequences = arguments.allValues("--stop")
+        options.enableThinking = arguments.has("--thinking")
+        options.thinkingBudget = try arguments.integer("--thinking-budget", in: 0...Int(Int32.max))
+        options.thinkingBudgetMessage = arguments.value("--thinking-message")
+        do {
+            try options.validate()
+        } catch LLMKitError.invalidOption(let name, let reason) {
+            throw UsageError(message: "invalid \(name): \(reason)")
+        }
+        return options
+    }
+
+    /// A conversation with `--system` and `--chat-template` applied.
+    static func conversation(_ arguments: ParsedArguments, model: LocalModel) throws -> Conversation {
+        var configuration = Conversation.Configuration()
+        if let path = arguments.value("--chat-template") {
+            configuration.chatTemplate = try templateSource(path)
+        }
+        return try Conversation(model: model, instructions: arguments.value("--system"), configuration: configuration)
+    }
+
+    /// The template text of `--chat-template`: a file, or a built-in template name.
+    static func templateSource(_ value: String) throws -> String {
+        if !FileManager.default.fileExists(atPath: value), ChatTemplate.builtinNames().contains(value) {
+            return value
+        }
+        do {
+            return try String(contentsOf: URL(filePath: value), encoding: .utf8)
+        } catch {
+            throw LLMKitError.templateFailed(reason: "cannot read \(value): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// Prints a conversation turn: the answer on stdout, the thinking on stderr when asked.
+struct ChatPrinter {
+    let json: Bool
+    let showThinking: Bool
+
+    /// Streams the events and returns the response; the answer ends with a newline.
+    func stream(_ stream: ResponseStream) async throws -> Conversation.Response {
+        try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
+            var printed = ""
+            for try await event in stream where !json {
+                switch event {
+                case .thinking(let delta):
+                    if showThinking { Console.err(delta) }
+                case .text(let delta):
+                    Console.out(delta)
+                    printed += delta
+                case .snapshot(let text, _):
+                    // A parse rewrote streamed text; print what is new when it still extends it.
+                    if text.hasPrefix(printed) {
+                        Console.out(String(text.dropFirst(printed.count)))
+                        printed = text
+                    }
+                case .done(let response):
+                    if !json && !response.text.hasSuffix("\n") { Console.out("\n") }
+                }
+            }
+            return try await stream.result
+        }
+    }
+}

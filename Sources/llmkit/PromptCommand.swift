@@ -1,0 +1,76 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit prompt`: prints exactly the prompt text a chat template renders.
+enum PromptCommand {
+    static let spec = CommandSpec(
+        name: "prompt",
+        usage: "usage: llmkit prompt [--model PATH] [--chat-template FILE] [--no-generation-prompt] [--thinking] --messages FILE.json",
+        help: """
+        Print exactly the prompt text that would be tokenized for a conversation, and nothing else.
+
+          -m, --model PATH          GGUF model (default: $LLMKIT_MODEL, else the bootstrap's model);
+                                    only its vocabulary is loaded
+              --chat-template FILE  Jinja template (or a built-in name such as chatml) instead of the model's
+              --messages FILE.json  OpenAI-style messages: [{"role", "content"}, …], with "reasoning_content"
+                                    and "tool_calls" where present ('-' reads stdin)
+              --no-generation-prompt  leave out the marker that starts the assistant's answer
+              --thinking            render with enable_thinking
+              --template-source     print which template was used (embedded, override, builtin:NAME, chatml)
+                                    to stderr
+              --verbose             show llama.cpp's log on stderr
+          -h, --help                show this help
+        """,
+        valueOptions: ["--model", "--chat-template", "--messages"],
+        flagOptions: ["--no-generation-prompt", "--thinking", "--template-source", "--verbose"],
+        aliases: ["-m": "--model"]
+    )
+
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        guard let messagesPath = arguments.value("--messages") else {
+            throw UsageError(message: "missing --messages FILE.json")
+        }
+        let messages = try readMessages(messagesPath)
+        if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
+        let model = try await LocalModel.load(from: ModelOptions.modelURL(arguments),
+                                              configuration: .init(vocabularyOnly: true))
+        let template = try arguments.value("--chat-template").map {
+            try ChatTemplate(model: model, override: GenerationFlags.templateSource($0))
+        } ?? ChatTemplate(model: model)
+        let rendered = try template.render(messages, addGenerationPrompt: !arguments.has("--no-generation-prompt"),
+                                           enableThinking: arguments.has("--thinking"))
+        if arguments.has("--template-source") { Console.err("template: \(template.source)\n") }
+        Console.out(rendered.text)
+        return .success
+    }
+
+    /// Reads OpenAI-style messages from a file (or stdin for `-`).
+    static func readMessages(_ path: String) throws -> [ChatMessage] {
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            do {
+                data = try Data(contentsOf: URL(filePath: path))
+            } catch {
+                throw LLMKitError.invalidOption(name: "--messages", reason: "cannot read \(path): \(error.localizedDescription)")
+            }
+        }
+        do {
+            return try JSONDecoder().decode([ChatMessage].self, from: data)
+        } catch {
+            throw LLMKitError.invalidOption(name: "--messages", reason: "\(path) is not an array of chat messages (\(describe(error)))")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
+             DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return "\(path.isEmpty ? "" : "at \(path): ")\(context.debugDescription)"
+        default:
+            return error.localizedDescription
+        }
+    }
+}
