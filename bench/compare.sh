@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# `make bench`: llmkit against llama.cpp's own tools, on the default model.
+# `make bench`: llmkit against llama.cpp's own tools on the default model, then a
+# 10-turn conversation with and without KV-cache reuse.
 # Extra arguments go to compare.py (see `bench/compare.py --help`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec python3 bench/compare.py "$@"
+python3 bench/compare.py "$@"
+echo
+echo "10-turn conversation, KV-cache reuse against re-evaluating the whole history:"
+.build/release/llmkit bench --conversation 10
