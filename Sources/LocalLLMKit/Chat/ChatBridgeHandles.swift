@@ -10,11 +10,6 @@ final class ChatTemplatesHandle: @unchecked Sendable {
     struct Description: Decodable {
         let source: String
         let supportsThinking: Bool
-
-        enum CodingKeys: String, CodingKey {
-            case source
-            case supportsThinking = "supports_thinking"
-        }
     }
 
     init(model: ModelHandle, source: String) throws {
@@ -85,15 +80,6 @@ final class ChatRenderHandle: @unchecked Sendable {
         let thinkingStartTag: String
         let thinkingEndTags: [String]
         let additionalStops: [String]
-
-        enum CodingKeys: String, CodingKey {
-            case prompt, format
-            case generationPrompt = "generation_prompt"
-            case supportsThinking = "supports_thinking"
-            case thinkingStartTag = "thinking_start_tag"
-            case thinkingEndTags = "thinking_end_tags"
-            case additionalStops = "additional_stops"
-        }
     }
 
     init(templates: ChatTemplatesHandle, request: ChatRenderRequest) throws {

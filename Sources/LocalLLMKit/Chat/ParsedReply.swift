@@ -8,10 +8,4 @@ struct ParsedReply: Decodable, Equatable, Sendable {
     var toolCalls: [ChatMessage.ToolCall]
 
     static let empty = ParsedReply(content: "", reasoningContent: "", toolCalls: [])
-
-    enum CodingKeys: String, CodingKey {
-        case content
-        case reasoningContent = "reasoning_content"
-        case toolCalls = "tool_calls"
-    }
 }

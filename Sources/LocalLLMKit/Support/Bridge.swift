@@ -10,7 +10,8 @@ enum Bridge {
         return String(cString: error)
     }
 
-    /// Calls a bridge function that returns a malloc'ed string, and decodes it as JSON.
+    /// Calls a bridge function that returns a malloc'ed string, and decodes it as JSON
+    /// (snake_case keys become camelCase properties).
     /// - Throws: `failure(message)` with the bridge's message when the call failed.
     static func json<T: Decodable>(_ type: T.Type, failure: (String) -> LLMKitError,
                                    _ call: (UnsafeMutablePointer<llmkit_error?>) -> UnsafeMutablePointer<CChar>?) throws -> T {
@@ -20,8 +21,10 @@ enum Bridge {
         }
         defer { llmkit_string_free(result) }
         let data = Data(bytes: result, count: strlen(result))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try decoder.decode(T.self, from: data)
         } catch {
             throw failure("unexpected reply from the bridge: \(error)")
         }
