@@ -4,9 +4,82 @@
 #include "common.h"
 #include "sampling.h"
 
+#include <cmath>
+#include <algorithm>
+#include <vector>
+
+// A common_sampler for the chain (penalties, top-k, top-p, min-p, temperature, draw),
+// plus, for output grammars, our own grammar sampler. When the chain's token breaks
+// the grammar, common_sampler would check the grammar against the whole vocabulary
+// (262k tokens for Gemma) before sampling again. We first check only the most likely
+// tokens (by raw logit, plus any with a positive bias) and run the chain over those
+// that fit: the same result whenever enough allowed tokens are among them for the
+// chain's top-k, at a fraction of the cost. Only when none fits do we check the whole
+// vocabulary. A grammar that allows no token at all is an error, not an abort.
 struct llmkit_sampler {
-    common_sampler * impl;
+    common_sampler *         impl    = nullptr;
+    llama_sampler *          grammar = nullptr;
+    std::vector<llama_token> boosted;      // tokens with a positive logit bias
 };
+
+namespace {
+
+constexpr size_t likely_candidates = 1024;
+
+bool grammar_allows(llama_sampler * grammar, llama_token token) {
+    llama_token_data data = {token, 1.0f, 0.0f};
+    llama_token_data_array single = {&data, 1, -1, false};
+    llama_sampler_apply(grammar, &single);
+    return std::isfinite(single.data[0].logit);
+}
+
+// Applies the grammar, then the chain, to `candidates`; LLAMA_TOKEN_NULL when the grammar rejects them all.
+llama_token sample_allowed(llmkit_sampler & s, std::vector<llama_token_data> & candidates) {
+    llama_token_data_array array = {candidates.data(), candidates.size(), -1, false};
+    llama_sampler_apply(s.grammar, &array);
+    bool any = false;
+    for (size_t i = 0; i < array.size && !any; ++i) {
+        any = std::isfinite(array.data[i].logit);
+    }
+    if (!any) {
+        return LLAMA_TOKEN_NULL;
+    }
+    llama_sampler_apply(common_sampler_get(s.impl), &array);
+    if (array.selected < 0 || !std::isfinite(array.data[array.selected].logit)) {
+        throw std::runtime_error("no token left after applying the grammar and the sampling options");
+    }
+    return array.data[array.selected].id;
+}
+
+llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32_t index) {
+    const llama_vocab * vocab = llama_model_get_vocab(llama_get_model(ctx));
+    const int32_t n_vocab = llama_vocab_n_tokens(vocab);
+    const float * logits = llama_get_logits_ith(ctx, index);
+    std::vector<llama_token_data> all(n_vocab);
+    for (int32_t id = 0; id < n_vocab; ++id) {
+        all[id] = {id, logits[id], 0.0f};
+    }
+    if (all.size() > likely_candidates) {
+        std::vector<llama_token_data> likely(all.begin(), all.end());
+        std::nth_element(likely.begin(), likely.begin() + likely_candidates, likely.end(),
+                         [](const llama_token_data & a, const llama_token_data & b) { return a.logit > b.logit; });
+        likely.resize(likely_candidates);
+        for (llama_token id : s.boosted) {
+            likely.push_back(all[id]);
+        }
+        const llama_token token = sample_allowed(s, likely);
+        if (token != LLAMA_TOKEN_NULL) {
+            return token;
+        }
+    }
+    const llama_token token = sample_allowed(s, all);
+    if (token == LLAMA_TOKEN_NULL) {
+        throw std::runtime_error("the grammar allows no token here (it cannot be completed)");
+    }
+    return token;
+}
+
+} // namespace
 
 // Tokenizes the thinking tags the way llama-server does, so that common_sampler's
 // reasoning-budget sampler can recognize and force them.
@@ -86,18 +159,37 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
         sp.penalty_freq    = params->penalty_frequency;
         sp.penalty_present = params->penalty_presence;
         sp.no_perf         = true;
+        llama_sampler * grammar = nullptr;
         if (params->grammar && params->grammar[0] != '\0') {
-            sp.grammar = common_grammar(COMMON_GRAMMAR_TYPE_USER, params->grammar);
+            grammar = llama_sampler_init_grammar(llama_model_get_vocab(model), params->grammar, "root");
+            if (!grammar) {
+                throw std::invalid_argument("llama.cpp cannot parse the grammar");
+            }
         }
         for (int32_t i = 0; i < params->logit_bias_count; ++i) {
             sp.logit_bias.push_back({params->logit_bias_tokens[i], params->logit_bias_values[i]});
         }
         configure_reasoning_budget(model, *params, sp);
-        common_sampler * impl = common_sampler_init(model, sp);
+        common_sampler * impl = nullptr;
+        try {
+            impl = common_sampler_init(model, sp);
+        } catch (...) {
+            llama_sampler_free(grammar);
+            throw;
+        }
         if (!impl) {
+            llama_sampler_free(grammar);
             throw std::runtime_error("llama.cpp could not build the sampler chain");
         }
-        return new llmkit_sampler{impl};
+        auto * sampler = new llmkit_sampler;
+        sampler->impl = impl;
+        sampler->grammar = grammar;
+        for (int32_t i = 0; i < params->logit_bias_count; ++i) {
+            if (params->logit_bias_values[i] > 0) {
+                sampler->boosted.push_back(params->logit_bias_tokens[i]);
+            }
+        }
+        return sampler;
     });
 }
 
@@ -107,7 +199,11 @@ extern "C" int32_t llmkit_sampler_sample(llmkit_sampler * sampler, llama_context
         if (!sampler || !context) {
             throw std::invalid_argument("sample needs a sampler and a context");
         }
-        return common_sampler_sample(sampler->impl, context, index);
+        const llama_token token = common_sampler_sample(sampler->impl, context, index);
+        if (!sampler->grammar || grammar_allows(sampler->grammar, token)) {
+            return token;
+        }
+        return resample_with_grammar(*sampler, context, index);
     });
 }
 
@@ -115,6 +211,9 @@ extern "C" bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, l
     return llmkit::guarded<bool>(error, false, [&]() -> bool {
         if (!sampler) {
             throw std::invalid_argument("accept needs a sampler");
+        }
+        if (sampler->grammar) {
+            llama_sampler_accept(sampler->grammar, token);
         }
         common_sampler_accept(sampler->impl, token, true);
         return true;
@@ -125,6 +224,9 @@ extern "C" void llmkit_sampler_reset(llmkit_sampler * sampler) {
     llmkit::guarded<int>(nullptr, 0, [&]() -> int {
         if (sampler) {
             common_sampler_reset(sampler->impl);
+            if (sampler->grammar) {
+                llama_sampler_reset(sampler->grammar);
+            }
         }
         return 0;
     });
@@ -137,6 +239,7 @@ extern "C" uint32_t llmkit_sampler_seed(const llmkit_sampler * sampler) {
 extern "C" void llmkit_sampler_free(llmkit_sampler * sampler) {
     if (sampler) {
         common_sampler_free(sampler->impl);
+        llama_sampler_free(sampler->grammar);
         delete sampler;
     }
 }

@@ -38,6 +38,14 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case invalidConversationFile(path: String, reason: String)
     /// A saved conversation file belongs to another model or other settings.
     case incompatibleConversationFile(path: String, reason: String)
+    /// An output schema cannot be met or compiled; `property` is its path, e.g. `Letter.steps`.
+    case invalidSchema(property: String, reason: String)
+    /// A GBNF grammar that llama.cpp cannot parse.
+    case invalidGrammar(reason: String)
+    /// The model's output does not decode into the requested type (possible only without a grammar).
+    case invalidOutput(raw: String, reason: String)
+    /// Generation stopped (token limit or cancellation) before the structured answer was complete.
+    case incompleteOutput(raw: String, stopReason: StopReason)
 }
 
 extension LLMKitError: LocalizedError {
@@ -76,6 +84,14 @@ extension LLMKitError: LocalizedError {
             return "invalid conversation file \(path): \(reason)"
         case .incompatibleConversationFile(let path, let reason):
             return "conversation file \(path) does not fit: \(reason)"
+        case .invalidSchema(let property, let reason):
+            return "invalid schema at \(property): \(reason)"
+        case .invalidGrammar(let reason):
+            return "invalid grammar: \(reason)"
+        case .invalidOutput(let raw, let reason):
+            return "the output does not match the requested type (\(reason)): \(raw.prefix(200))"
+        case .incompleteOutput(let raw, let stopReason):
+            return "generation stopped (\(stopReason.rawValue)) before the answer was complete: \(raw.suffix(120))"
         }
     }
 }

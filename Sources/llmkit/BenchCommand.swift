@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [--json] | bench --conversation TURNS [--max-tokens N]",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [--json] | bench --conversation TURNS | bench --schema FILE.json",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -21,12 +21,15 @@ enum BenchCommand {
               --conversation N    instead: an N-turn greedy conversation run twice, reusing the KV cache
                                   and re-evaluating the whole history each turn; prompt-evaluation time per
                                   turn, and whether both gave the same answers (exit 1 if not)
-              --max-tokens N      answer length per turn with --conversation (default: 48)
+              --max-tokens N      answer length per turn with --conversation (default: 48), or the most
+                                  tokens per run with --schema (default: 200)
+              --schema FILE.json  instead: generation speed constrained by this JSON Schema next to
+                                  unconstrained (temperature 1, same seeds, -r runs each, alternated)
               --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
         """,
         valueOptions: ["--model", "--threads", "--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
-                       "--context"],
+                       "--context", "--schema"],
         flagOptions: ["--json", "--verbose"],
         aliases: ["-m": "--model", "-t": "--threads", "-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions",
                   "-c": "--context"]
@@ -38,6 +41,13 @@ enum BenchCommand {
             return try await ConversationBenchmark.run(model: model, turns: turns,
                                                        maximumTokens: try arguments.integer("--max-tokens", in: 1...100_000) ?? 48,
                                                        json: arguments.has("--json"))
+        }
+        if let schema = arguments.value("--schema") {
+            let model = try await ModelOptions.load(arguments)
+            return try await SchemaBenchmark.run(model: model, schemaPath: schema,
+                                                 repetitions: try arguments.integer("--repetitions", in: 1...10_000) ?? 5,
+                                                 maximumTokens: try arguments.integer("--max-tokens", in: 1...100_000) ?? 200,
+                                                 json: arguments.has("--json"))
         }
         let prompts = try arguments.integerList("--n-prompt", in: 0...1_000_000) ?? [512]
         let generations = try arguments.integerList("--n-gen", in: 0...1_000_000) ?? [128]

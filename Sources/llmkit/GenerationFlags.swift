@@ -5,14 +5,14 @@ import LocalLLMKit
 enum GenerationFlags {
     static let samplingValueOptions: Set<String> = [
         "--max-tokens", "--temperature", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
-        "--presence-penalty", "--frequency-penalty", "--seed", "--stop",
+        "--presence-penalty", "--frequency-penalty", "--seed", "--stop", "--schema", "--grammar",
     ]
     /// Flags that only make sense with a chat template.
     static let chatValueOptions: Set<String> = ["--system", "--chat-template", "--thinking-budget", "--thinking-message"]
     static let chatFlagOptions: Set<String> = ["--thinking", "--show-thinking"]
 
     static var valueOptions: Set<String> { samplingValueOptions.union(chatValueOptions) }
-    static var flagOptions: Set<String> { chatFlagOptions }
+    static var flagOptions: Set<String> { chatFlagOptions.union(["--balanced-json"]) }
     static let aliases = ["-n": "--max-tokens", "-s": "--seed"]
 
     static let samplingHelp = """
@@ -26,6 +26,9 @@ enum GenerationFlags {
           --frequency-penalty R frequency penalty; 0 = off
       -s, --seed S             random seed, for reproducible sampling
           --stop TEXT          stop before TEXT (repeatable)
+          --schema FILE.json   answer with JSON that follows this JSON Schema (enforced by a grammar)
+          --grammar FILE.gbnf  answer with text that follows this GBNF grammar (root rule: root)
+          --balanced-json      stop at the end of the first complete JSON object or array
     """
 
     static let chatHelp = """
@@ -55,6 +58,13 @@ enum GenerationFlags {
         options.frequencyPenalty = try arguments.number("--frequency-penalty")
         if let seed = try arguments.integer("--seed", in: 0...Int(UInt32.max - 1)) { options.seed = UInt32(seed) }
         options.stopSequences = arguments.allValues("--stop")
+        options.stopsAtBalancedJSON = arguments.has("--balanced-json")
+        switch (arguments.value("--schema"), arguments.value("--grammar")) {
+        case (_?, _?): throw UsageError(message: "--schema and --grammar cannot be combined")
+        case (let path?, nil): options.outputFormat = .jsonSchema(try readFile(path, option: "--schema"))
+        case (nil, let path?): options.outputFormat = .grammar(try readFile(path, option: "--grammar"))
+        case (nil, nil): break
+        }
         options.enableThinking = arguments.has("--thinking")
         options.thinkingBudget = try arguments.integer("--thinking-budget", in: 0...Int(Int32.max))
         options.thinkingBudgetMessage = arguments.value("--thinking-message")
@@ -64,6 +74,14 @@ enum GenerationFlags {
             throw UsageError(message: "invalid \(name): \(reason)")
         }
         return options
+    }
+
+    private static func readFile(_ path: String, option: String) throws -> String {
+        do {
+            return try String(contentsOf: URL(filePath: path), encoding: .utf8)
+        } catch {
+            throw LLMKitError.invalidOption(name: option, reason: "cannot read \(path): \(error.localizedDescription)")
+        }
     }
 
     /// A conversation with `--system` and `--chat-template` applied.

@@ -120,6 +120,15 @@ char * llmkit_chat_render_parse(const llmkit_chat_render * render, const char * 
 /// Frees a render. Accepts NULL.
 void llmkit_chat_render_free(llmkit_chat_render * render);
 
+/// Converts a JSON Schema document to a GBNF grammar (root rule `root`) with llama.cpp's
+/// json_schema_to_grammar. Returns NULL and sets `*error` when the schema is invalid or
+/// falls outside what llama.cpp supports.
+char * llmkit_json_schema_to_grammar(const char * schema_json, llmkit_error * error);
+
+/// Checks that llama.cpp can parse `grammar` (GBNF, root rule `root`) for `model`'s
+/// vocabulary. Returns false and sets `*error` when it cannot.
+bool llmkit_grammar_check(const struct llama_model * model, const char * grammar, llmkit_error * error);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,12 +18,18 @@ extension Conversation {
         try await streamResponse(to: prompt, options: options).result
     }
 
+    /// The user message as the model sees it: with the output format described, when there is one.
+    static func userMessage(_ prompt: String, options: CompletionOptions) -> String {
+        options.outputFormat.promptDescription.map { "\(prompt)\n\n\($0)" } ?? prompt
+    }
+
     /// One turn, start to end, on the model's thread.
     private func serveTurn(_ prompt: String, options requested: CompletionOptions, flag: CancellationFlag,
                            emit: @escaping @Sendable (ResponseEvent) -> Void) throws -> Response {
         let options = requested.filling(from: model.file.recommendedSampling)
         try options.validate()
-        let plan = try planTurn(prompt, options: options)
+        let message = Self.userMessage(prompt, options: options)
+        let plan = try planTurn(message, options: options)
         guard plan.fits else {
             throw LLMKitError.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
         }
@@ -56,7 +62,7 @@ extension Conversation {
                                 stopReason: result.stopReason, stopSequence: result.stopSequence, seed: result.seed,
                                 statistics: statistics, droppedTurns: plan.droppedTurns)
         if result.stopReason != .cancelled {
-            transcript = plan.history + [.user(prompt),
+            transcript = plan.history + [.user(message),
                                          .assistant(final.content, thinking: final.reasoningContent.isEmpty ? nil : final.reasoningContent)]
             turnCount += 1
         }

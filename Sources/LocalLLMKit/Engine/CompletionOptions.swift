@@ -35,6 +35,12 @@ public struct CompletionOptions: Sendable, Equatable {
     public var stopSequences: [String]
     /// Added to the logits of these tokens before sampling; `-Double.infinity` bans a token.
     public var logitBias: [LocalModel.Token: Double]
+    /// The shape the output must take: free text, JSON following a schema, or a grammar.
+    /// Schemas and grammars are enforced while sampling.
+    public var outputFormat: OutputFormat
+    /// End generation at the first complete top-level JSON object or array (strings and
+    /// escapes respected); the stop reason is then ``StopReason/endOfText``. Useful without a grammar.
+    public var stopsAtBalancedJSON: Bool
     /// Conversations: ask the template for a thinking phase (`enable_thinking`). Off by default.
     public var enableThinking: Bool
     /// Conversations: the most tokens the model may think before the end-of-thinking tag
@@ -58,6 +64,8 @@ public struct CompletionOptions: Sendable, Equatable {
         seed: UInt32? = nil,
         stopSequences: [String] = [],
         logitBias: [LocalModel.Token: Double] = [:],
+        outputFormat: OutputFormat = .text,
+        stopsAtBalancedJSON: Bool = false,
         enableThinking: Bool = false,
         thinkingBudget: Int? = nil,
         thinkingBudgetMessage: String? = nil
@@ -74,6 +82,8 @@ public struct CompletionOptions: Sendable, Equatable {
         self.seed = seed
         self.stopSequences = stopSequences
         self.logitBias = logitBias
+        self.outputFormat = outputFormat
+        self.stopsAtBalancedJSON = stopsAtBalancedJSON
         self.enableThinking = enableThinking
         self.thinkingBudget = thinkingBudget
         self.thinkingBudgetMessage = thinkingBudgetMessage

@@ -9,6 +9,7 @@ struct CompletionRun {
     private let tokenLimit: Int
     private let reusesCache: Bool
     private let thinking: ThinkingControl?
+    private let grammar: String?
     private let clock = ContinuousClock()
 
     /// Validates the request; nothing is decoded yet.
@@ -22,6 +23,7 @@ struct CompletionRun {
          cancellation: CancellationFlag, reusesCache: Bool = false, thinking: ThinkingControl? = nil) throws {
         try options.validate()
         try tokenizer.validate(Array(options.logitBias.keys))
+        self.grammar = try options.outputFormat.grammar(for: context.model)
         guard !promptTokens.isEmpty else { throw LLMKitError.emptyPrompt }
         let reserved = options.maximumTokens ?? 1
         if promptTokens.count + reserved > context.contextLength {
@@ -41,7 +43,7 @@ struct CompletionRun {
     func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
         let start = clock.now
         context.abort(on: cancellation)
-        let sampler = try Sampler(model: context.model, options: options, thinking: thinking)
+        let sampler = try Sampler(model: context.model, options: options, grammar: grammar, thinking: thinking)
         var statistics = GenerationStatistics()
         statistics.promptTokens = promptTokens.count
         var result = CompletionResult(text: "", tokens: [], stopReason: .cancelled, stopSequence: nil,
@@ -56,6 +58,7 @@ struct CompletionRun {
 
         var decoder = UTF8StreamDecoder()
         var matcher = StopSequenceMatcher(stopSequences: options.stopSequences)
+        var json = options.stopsAtBalancedJSON ? BalancedJSONScanner() : nil
         var output = TextAccumulator(emit: emit)
         var firstSample: ContinuousClock.Instant?
         var samples = 0
@@ -76,6 +79,11 @@ struct CompletionRun {
             }
             result.tokens.append(token)
             let step = matcher.append(decoder.decode(try tokenizer.piece(token)))
+            if let end = json?.scan(step.text) {
+                output.add(String(step.text[..<end]))
+                stop = .endOfText
+                break generation
+            }
             output.add(step.text)
             if let sequence = step.stop {
                 (stop, result.stopSequence) = (.stopSequence, sequence)
@@ -88,7 +96,7 @@ struct CompletionRun {
             guard try context.decode([token], startingAt: promptTokens.count + result.tokens.count - 1) else { break }
         }
 
-        if stop != .stopSequence {
+        if stop != .stopSequence && !(json?.isComplete ?? false) {
             let step = matcher.append(decoder.finish())
             output.add(step.text)
             if let sequence = step.stop {

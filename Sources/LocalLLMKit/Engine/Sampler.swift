@@ -8,7 +8,7 @@ final class Sampler {
 
     /// Builds a sampler for `model` from fully resolved options.
     /// - Throws: ``LLMKitError/samplingFailed(reason:)``.
-    init(model: ModelHandle, options: CompletionOptions, thinking: ThinkingControl? = nil) throws {
+    init(model: ModelHandle, options: CompletionOptions, grammar: String? = nil, thinking: ThinkingControl? = nil) throws {
         var params = llmkit_sampling_defaults()
         if let seed = options.seed { params.seed = seed }
         if let value = options.temperature { params.temperature = Float(value) }
@@ -20,6 +20,7 @@ final class Sampler {
         if let value = options.presencePenalty { params.penalty_presence = Float(value) }
         if let value = options.frequencyPenalty { params.penalty_frequency = Float(value) }
         let storage = CStringStorage()
+        params.grammar = storage.string(grammar)
         let biasTokens = Array(options.logitBias.keys)
         params.logit_bias_tokens = storage.array(biasTokens)
         params.logit_bias_values = storage.array(biasTokens.map { Float(options.logitBias[$0]!) })

@@ -1,0 +1,47 @@
+extension OutputSchema {
+    /// Checks that every bound can be met, naming the first property that cannot.
+    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)``.
+    public func validate() throws {
+        try Self.validate(kind, path: name)
+    }
+
+    private static func validate(_ kind: Kind, path: String) throws {
+        func fail(_ reason: String) -> LLMKitError { .invalidSchema(property: path, reason: reason) }
+        switch kind {
+        case .text(let minimum, let maximum, let pattern):
+            if let minimum, minimum < 0 { throw fail("minimum length \(minimum) is negative") }
+            if let maximum, maximum < 0 { throw fail("maximum length \(maximum) is negative") }
+            if let minimum, let maximum, minimum > maximum { throw fail("minimum length \(minimum) is above maximum length \(maximum)") }
+            if let pattern, !(pattern.hasPrefix("^") && pattern.hasSuffix("$")) {
+                throw fail("pattern \(pattern) must be anchored with ^ and $")
+            }
+        case .integer(let minimum, let maximum):
+            if let minimum, let maximum, minimum > maximum { throw fail("minimum \(minimum) is above maximum \(maximum)") }
+        case .number(let minimum, let maximum):
+            if [minimum, maximum].contains(where: { $0.map { !$0.isFinite } ?? false }) { throw fail("bounds must be finite") }
+            if let minimum, let maximum, minimum > maximum { throw fail("minimum \(minimum) is above maximum \(maximum)") }
+        case .choice(let options):
+            if options.isEmpty { throw fail("a choice needs at least one option") }
+            if Set(options).count != options.count { throw fail("a choice lists the same option twice") }
+        case .list(of: let element, let minimum, let maximum):
+            if let minimum, minimum < 0 { throw fail("minimum count \(minimum) is negative") }
+            if let maximum, maximum < 0 { throw fail("maximum count \(maximum) is negative") }
+            if let minimum, let maximum, minimum > maximum { throw fail("minimum count \(minimum) is above maximum count \(maximum)") }
+            try validate(element, path: path + "[]")
+        case .dictionary(let value):
+            try validate(value, path: path + "[*]")
+        case .object(let properties):
+            var seen = Set<String>()
+            for property in properties {
+                let propertyPath = path + "." + property.name
+                if property.name.isEmpty { throw LLMKitError.invalidSchema(property: propertyPath, reason: "a property needs a name") }
+                if !seen.insert(property.name).inserted {
+                    throw LLMKitError.invalidSchema(property: propertyPath, reason: "the name is used twice")
+                }
+                try validate(property.kind, path: propertyPath)
+            }
+        case .boolean, .date, .dateTime:
+            break
+        }
+    }
+}

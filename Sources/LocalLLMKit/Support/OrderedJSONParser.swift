@@ -1,0 +1,128 @@
+/// Parses JSON text into ``OrderedJSON``, keeping object keys in document order.
+struct OrderedJSONParser {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private let scalars: [Unicode.Scalar]
+    private var index = 0
+
+    /// Parses a whole document.
+    static func parse(_ text: String) throws -> OrderedJSON {
+        var parser = OrderedJSONParser(scalars: Array(text.unicodeScalars))
+        let value = try parser.value()
+        parser.skipSpace()
+        guard parser.index == parser.scalars.count else { throw parser.failure("unexpected text after the value") }
+        return value
+    }
+
+    private init(scalars: [Unicode.Scalar]) {
+        self.scalars = scalars
+    }
+
+    private func failure(_ message: String) -> Failure {
+        Failure(description: "\(message) at character \(index)")
+    }
+
+    private mutating func skipSpace() {
+        while index < scalars.count, [" ", "\n", "\r", "\t"].contains(scalars[index]) { index += 1 }
+    }
+
+    private mutating func expect(_ literal: String) throws {
+        for scalar in literal.unicodeScalars {
+            guard index < scalars.count, scalars[index] == scalar else { throw failure("expected \(literal)") }
+            index += 1
+        }
+    }
+
+    private mutating func value() throws -> OrderedJSON {
+        skipSpace()
+        guard index < scalars.count else { throw failure("unexpected end") }
+        switch scalars[index] {
+        case "{": return try object()
+        case "[": return try array()
+        case "\"": return .string(try string())
+        case "t": try expect("true"); return .bool(true)
+        case "f": try expect("false"); return .bool(false)
+        case "n": try expect("null"); return .null
+        default: return try number()
+        }
+    }
+
+    private mutating func object() throws -> OrderedJSON {
+        index += 1
+        var members: [(String, OrderedJSON)] = []
+        skipSpace()
+        if index < scalars.count, scalars[index] == "}" { index += 1; return .object(members) }
+        while true {
+            skipSpace()
+            guard index < scalars.count, scalars[index] == "\"" else { throw failure("expected a key") }
+            let key = try string()
+            skipSpace()
+            try expect(":")
+            members.append((key, try value()))
+            skipSpace()
+            guard index < scalars.count else { throw failure("unexpected end") }
+            if scalars[index] == "," { index += 1; continue }
+            try expect("}")
+            return .object(members)
+        }
+    }
+
+    private mutating func array() throws -> OrderedJSON {
+        index += 1
+        var values: [OrderedJSON] = []
+        skipSpace()
+        if index < scalars.count, scalars[index] == "]" { index += 1; return .array(values) }
+        while true {
+            values.append(try value())
+            skipSpace()
+            guard index < scalars.count else { throw failure("unexpected end") }
+            if scalars[index] == "," { index += 1; continue }
+            try expect("]")
+            return .array(values)
+        }
+    }
+
+    private mutating func string() throws -> String {
+        index += 1
+        var out = String.UnicodeScalarView()
+        while index < scalars.count {
+            let scalar = scalars[index]
+            index += 1
+            switch scalar {
+            case "\"": return String(out)
+            case "\\":
+                guard index < scalars.count else { break }
+                let escaped = scalars[index]
+                index += 1
+                switch escaped {
+                case "n": out.append("\n")
+                case "t": out.append("\t")
+                case "r": out.append("\r")
+                case "b": out.append("\u{08}")
+                case "f": out.append("\u{0C}")
+                case "u":
+                    guard index + 4 <= scalars.count,
+                          let code = UInt32(String(String.UnicodeScalarView(scalars[index..<(index + 4)])), radix: 16) else {
+                        throw failure("bad \\u escape")
+                    }
+                    index += 4
+                    out.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+                default: out.append(escaped)
+                }
+            default: out.append(scalar)
+            }
+        }
+        throw failure("unterminated string")
+    }
+
+    private mutating func number() throws -> OrderedJSON {
+        let start = index
+        while index < scalars.count, "+-0123456789.eE".unicodeScalars.contains(scalars[index]) { index += 1 }
+        let text = String(String.UnicodeScalarView(scalars[start..<index]))
+        if let integer = Int(text) { return .integer(integer) }
+        if let number = Double(text) { return .number(number) }
+        throw failure("bad value \(text.isEmpty ? "" : text)")
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit bench --schema FILE.json`: generation speed constrained by a JSON Schema
+/// next to unconstrained, same prompt, seeds and length, alternated.
+enum SchemaBenchmark {
+    struct Row: Encodable {
+        let mode: String
+        let runs: Int
+        let generatedTokens: Int
+        let tokensPerSecond: Double
+        let millisecondsPerToken: Double
+    }
+
+    static func run(model: LocalModel, schemaPath: String, repetitions: Int, maximumTokens: Int, json: Bool) async throws -> ExitCode {
+        let schema: String
+        do {
+            schema = try String(contentsOf: URL(filePath: schemaPath), encoding: .utf8)
+        } catch {
+            throw LLMKitError.invalidOption(name: "--schema", reason: "cannot read \(schemaPath): \(error.localizedDescription)")
+        }
+        let prompt = "Here is a JSON document describing a product review:\n"
+        var totals: [String: (tokens: Int, seconds: Double)] = [:]
+        for run in 0..<repetitions {
+            for constrained in (run % 2 == 0 ? [false, true] : [true, false]) {
+                var options = CompletionOptions(maximumTokens: maximumTokens, temperature: 1.0, seed: UInt32(run + 1))
+                if constrained { options.outputFormat = .jsonSchema(schema) }
+                let result = try await model.complete(prompt, options: options)
+                let key = constrained ? "constrained" : "unconstrained"
+                let steps = max(result.statistics.generatedTokens - 1, 0)
+                totals[key, default: (0, 0)].tokens += steps
+                totals[key, default: (0, 0)].seconds += Double(steps) / max(result.statistics.generationTokensPerSecond, 1e-9)
+            }
+        }
+        let rows = ["unconstrained", "constrained"].map { key in
+            let total = totals[key] ?? (0, 0)
+            return Row(mode: key, runs: repetitions, generatedTokens: total.tokens,
+                       tokensPerSecond: Double(total.tokens) / max(total.seconds, 1e-9),
+                       millisecondsPerToken: total.seconds * 1000 / Double(max(total.tokens, 1)))
+        }
+        if json {
+            try Console.printJSON(rows)
+        } else {
+            Console.out("| mode | runs | tokens | t/s (decode + sampling) | ms/token |\n|---|---:|---:|---:|---:|\n")
+            for row in rows {
+                Console.out(String(format: "| %@ | %d | %d | %.2f | %.2f |\n", row.mode, row.runs, row.generatedTokens,
+                                   row.tokensPerSecond, row.millisecondsPerToken))
+            }
+            Console.out(String(format: "\nconstrained / unconstrained speed: %.3f\n", rows[1].tokensPerSecond / rows[0].tokensPerSecond))
+        }
+        return .success
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+@testable import LocalLLMKit
+
+@Suite("Structured generation through the real model")
+struct StructuredGenerationTests {
+    /// Schemas of every kind; strings and lists are bounded so that every answer ends.
+    static let schemas: [(name: String, prompt: String, schema: OutputSchema)] = [
+        ("flat", "A person:", OutputSchema("Person") {
+            OutputSchema.Property("name", .string(maximumLength: 30))
+            OutputSchema.Property("age", .integer)
+            OutputSchema.Property("member", .boolean)
+        }),
+        ("nested", "An order:", OutputSchema("Order") {
+            OutputSchema.Property("id", .string(maximumLength: 12))
+            OutputSchema.Property("customer", .object([
+                .init("name", .string(maximumLength: 30)),
+                .init("city", .string(maximumLength: 30)),
+            ]))
+        }),
+        ("lists", "A shopping list:", OutputSchema("List") {
+            OutputSchema.Property("items", .list(.string(minimumLength: 1, maximumLength: 20), minimumCount: 2, maximumCount: 4))
+            OutputSchema.Property("counts", .list(.integer(1...9), maximumCount: 3))
+        }),
+        ("choices", "A ticket:", OutputSchema("Ticket") {
+            OutputSchema.Property("priority", .choice(["low", "medium", "high"]))
+            OutputSchema.Property("team", .choice(["web", "mobile", "data", "infrastructure"]))
+        }),
+        ("numbers", "A measurement:", OutputSchema("Measurement") {
+            OutputSchema.Property("celsius", .number(-40...60))
+            OutputSchema.Property("floor", .integer(-2...30))
+            OutputSchema.Property("ratio", .number(0...1))
+        }),
+        ("optionals", "A contact:", OutputSchema("Contact") {
+            OutputSchema.Property("name", .string(maximumLength: 30))
+            OutputSchema.Property("phone", .string(maximumLength: 15), optional: true)
+            OutputSchema.Property("email", .string(maximumLength: 30), optional: true)
+        }),
+        ("dates", "An appointment:", OutputSchema("Appointment") {
+            OutputSchema.Property("day", .date)
+            OutputSchema.Property("starts", .dateTime)
+            OutputSchema.Property("title", .string(maximumLength: 30))
+        }),
+    ]
+
+    @Test("for every schema and 20 seeds at temperature 1, the output validates with an independent validator")
+    func propertyTest() async throws {
+        let model = try await TestModel.load()
+        var lines: [String] = []
+        for (name, prompt, schema) in Self.schemas {
+            let document = try schema.jsonSchema()
+            for seed in 1...20 {
+                let result = try await model.complete(
+                    prompt, options: .init(maximumTokens: 256, temperature: 1.0, seed: UInt32(seed), outputFormat: .schema(schema)))
+                #expect(result.stopReason == .endOfText, "\(name), seed \(seed): \(result.stopReason) \(result.text)")
+                let line: [String: Any] = [
+                    "schema": try JSONSerialization.jsonObject(with: Data(document.utf8)), "instance": result.text,
+                ]
+                lines.append(String(decoding: try JSONSerialization.data(withJSONObject: line), as: UTF8.self))
+            }
+        }
+        #expect(lines.count == Self.schemas.count * 20)
+        let output = try Validator.run(lines.joined(separator: "\n"))
+        #expect(output.status == 0, "jsonschema rejected outputs:\n\(output.text)")
+    }
+
+    @Test("a Decodable type round-trips through the model, every field kind included")
+    func decodableRoundTrip() async throws {
+        let model = try await TestModel.load()
+        let conversation = try Conversation(model: model)
+        let letter = try await conversation.respond(
+            to: "Dear customer, your electricity bill of 45 EUR is due on 2026-12-15. Regards, PowerCo.",
+            generating: Letter.self, options: .init(maximumTokens: 200, temperature: 0))
+        #expect((0...3).contains(letter.value.urgency))
+        #expect(letter.value.steps.count <= 4)
+        #expect(letter.value.sender.count <= 40)
+        #expect(letter.stopReason == .endOfText)
+        let reparsed = try JSONSerialization.jsonObject(with: Data(letter.json.utf8)) as? [String: Any]
+        #expect(reparsed?["action"] as? String == letter.value.action.rawValue)
+
+        struct Profile: Decodable, StructuredOutput {
+            struct Address: Decodable { var street: String; var city: String }
+            var name: String
+            var age: Int
+            var height: Double
+            var active: Bool
+            var born: Date
+            var joined: Date
+            var role: Action
+            var address: Address
+            var tags: [String]
+            var scores: [String: Int]
+            var nickname: String?
+            var id: UUID
+
+            static let outputHints: [String: OutputSchema.Hint] = [
+                "name": .init(kind: .string(maximumLength: 20)),
+                "age": .init(kind: .integer(0...120)),
+                "height": .init(kind: .number(0.5...2.5)),
+                "born": .init("Birthday", kind: .date),
+                "tags": .init(kind: .list(.string(maximumLength: 12), maximumCount: 3)),
+                "scores": .init(kind: .dictionary(.integer(0...100))),
+                "nickname": .init(kind: .string(maximumLength: 12)),
+            ]
+        }
+        let profile = try await model.complete("A user profile in JSON:\n", generating: Profile.self,
+                                               options: .init(maximumTokens: 400, temperature: 0))
+        #expect((0...120).contains(profile.value.age))
+        #expect((0.5...2.5).contains(profile.value.height))
+        #expect(profile.value.tags.count <= 3)
+        #expect(profile.value.scores.values.allSatisfy { (0...100).contains($0) })
+        #expect(profile.json.contains(profile.value.id.uuidString.lowercased()) || profile.json.contains(profile.value.id.uuidString))
+    }
+
+    @Test("a token limit inside the JSON is reported as such, never as invalid JSON")
+    func truncated() async throws {
+        let model = try await TestModel.load()
+        await #expect {
+            _ = try await model.complete("A letter:", generating: Letter.self, options: .init(maximumTokens: 5, temperature: 0))
+        } throws: { error in
+            guard case LLMKitError.incompleteOutput(_, let stopReason) = error else { return false }
+            return stopReason == .maximumTokens
+        }
+    }
+
+    @Test("without a grammar, output that does not decode is invalidOutput")
+    func invalidOutput() {
+        #expect {
+            _ = try StructuredDecoding.decode(Letter.self, from: #"{"sender": 5}"#, stopReason: .endOfText)
+        } throws: { error in
+            guard case LLMKitError.invalidOutput(let raw, _) = error else { return false }
+            return raw == #"{"sender": 5}"#
+        }
+        #expect(StructuredDecoding.parseDate("2026-12-15") != nil)
+        #expect(StructuredDecoding.parseDate("2026-12-15T09:30:00Z") != nil)
+        #expect(StructuredDecoding.parseDate("2026-12-15T09:30:00.250+02:00") != nil)
+        #expect(StructuredDecoding.parseDate("next week") == nil)
+    }
+
+    @Test("stopsAtBalancedJSON ends at the first complete object, without a grammar")
+    func balancedJSON() async throws {
+        let model = try await TestModel.load()
+        let result = try await model.complete(#"{"a": 1, "b": "x"}\#n{"a": 2, "b": "y"}\#n"#,
+                                              options: .init(maximumTokens: 60, temperature: 0, stopsAtBalancedJSON: true))
+        #expect(result.stopReason == .endOfText)
+        #expect(result.text.hasSuffix("}"))
+        #expect((try? JSONSerialization.jsonObject(with: Data(result.text.utf8))) != nil, "\(result.text)")
+    }
+
+    @Test("a raw GBNF grammar constrains a completion")
+    func grammar() async throws {
+        let model = try await TestModel.load()
+        for seed in 1...5 {
+            let result = try await model.complete("Is the sky blue? Answer:", options: .init(
+                maximumTokens: 8, temperature: 1.0, seed: UInt32(seed), outputFormat: .grammar(##"root ::= " " ("yes" | "no") ".""##)))
+            #expect([" yes.", " no."].contains(result.text), "\(result.text)")
+            #expect(result.stopReason == .endOfText)
+        }
+    }
+
+    @Test("a grammar that cannot be completed is a typed error, not a crash")
+    func impossibleGrammar() async throws {
+        let model = try await TestModel.load()
+        // After "a" the grammar can only end, and both end-of-generation tokens are banned.
+        await #expect {
+            _ = try await model.complete("x", options: .init(maximumTokens: 4, logitBias: [1: -.infinity, 106: -.infinity],
+                                                             outputFormat: .grammar(##"root ::= "a""##)))
+        } throws: { error in
+            guard case LLMKitError.samplingFailed(let reason) = error else { return false }
+            return reason.contains("grammar")
+        }
+        #expect(try await model.complete("Hi", options: .greedy(maximumTokens: 2)).tokens.count == 2)
+    }
+}
+
+/// Runs scripts/validate-json (Python's jsonschema, installed by scripts/bootstrap).
+enum Validator {
+    static func run(_ input: String) throws -> (status: Int32, text: String) {
+        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = [ProcessInfo.processInfo.environment["PYTHON"] ?? "python3",
+                             root.appending(path: "scripts/validate-json").path]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stdout
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
