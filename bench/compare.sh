@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make bench`: llmkit against llama.cpp's own tools on the default model, then a
-# 10-turn conversation with and without KV-cache reuse.
+# `make bench`: llmkit against llama.cpp's own tools on the default model, a 10-turn
+# conversation with and without KV-cache reuse, and schema-constrained generation.
 # Extra arguments go to compare.py (see `bench/compare.py --help`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,3 +8,6 @@ python3 bench/compare.py "$@"
 echo
 echo "10-turn conversation, KV-cache reuse against re-evaluating the whole history:"
 .build/release/llmkit bench --conversation 10
+echo
+echo "Generation constrained by a JSON Schema, next to unconstrained:"
+python3 bench/schema_compare.py
