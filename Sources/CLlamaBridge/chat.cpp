@@ -1,18 +1,12 @@
 // The chat half of the bridge: llama.cpp's chat templates (Jinja engine, built-in
 // templates) and per-model output parsers, behind a C ABI that speaks JSON.
 #include "bridge_support.hpp"
+#include "chat_render.hpp"
 
-#include "chat.h"
-#include "common.h"
 #include "json.h"
 
 struct llmkit_chat_templates {
     common_chat_templates_ptr impl;
-};
-
-struct llmkit_chat_render {
-    common_chat_params        params;
-    common_chat_parser_params parser;
 };
 
 extern "C" llmkit_chat_templates * llmkit_chat_templates_create(const llama_model * model, const char * source,
@@ -101,6 +95,11 @@ extern "C" char * llmkit_chat_render_describe(const llmkit_chat_render * render,
         out["preserved_tokens"]   = p.preserved_tokens;
         out["grammar"]            = p.grammar;
         out["grammar_lazy"]       = p.grammar_lazy;
+        common_json triggers = common_json::array();
+        for (const auto & trigger : p.grammar_triggers) {
+            triggers.push_back(trigger.value);
+        }
+        out["grammar_triggers"]   = triggers;
         return llmkit::copy_string(out.dump_safe());
     });
 }

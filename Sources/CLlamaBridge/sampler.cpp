@@ -1,6 +1,7 @@
 // The sampler half of the bridge: llama.cpp's common_sampler behind a C ABI.
 #include "bridge_support.hpp"
 
+#include "chat_render.hpp"
 #include "common.h"
 #include "sampling.h"
 
@@ -81,6 +82,42 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
 
 } // namespace
 
+// Copies a chat template's tool-call grammar into the sampling parameters the way
+// llama-server does: preserved tokens by id, single-token trigger words as token triggers.
+static void configure_tool_call_grammar(const llama_model * model, const common_chat_params & chat,
+                                        common_params_sampling & sp) {
+    if (chat.grammar.empty()) {
+        return;
+    }
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    for (const auto & text : chat.preserved_tokens) {
+        auto ids = common_tokenize(vocab, text, false, true);
+        if (ids.size() == 1) {
+            sp.preserved_tokens.insert(ids[0]);
+        }
+    }
+    for (const auto & trigger : chat.grammar_triggers) {
+        if (trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_WORD) {
+            auto ids = common_tokenize(vocab, trigger.value, false, true);
+            if (ids.size() == 1 && sp.preserved_tokens.count(ids[0])) {
+                common_grammar_trigger token_trigger;
+                token_trigger.type  = COMMON_GRAMMAR_TRIGGER_TYPE_TOKEN;
+                token_trigger.value = trigger.value;
+                token_trigger.token = ids[0];
+                sp.grammar_triggers.push_back(token_trigger);
+                continue;
+            }
+        }
+        sp.grammar_triggers.push_back(trigger);
+    }
+    if (chat.grammar_lazy && sp.grammar_triggers.empty()) {
+        throw std::runtime_error("the template's tool-call grammar is lazy but has no trigger");
+    }
+    sp.grammar            = common_grammar(COMMON_GRAMMAR_TYPE_TOOL_CALLS, chat.grammar);
+    sp.grammar_lazy       = chat.grammar_lazy;
+    sp.generation_prompt  = chat.generation_prompt;
+}
+
 // Tokenizes the thinking tags the way llama-server does, so that common_sampler's
 // reasoning-budget sampler can recognize and force them.
 static void configure_reasoning_budget(const llama_model * model, const llmkit_sampling_params & params,
@@ -137,6 +174,7 @@ extern "C" llmkit_sampling_params llmkit_sampling_defaults(void) {
     params.reasoning_end_tag_count  = 0;
     params.reasoning_budget_message = nullptr;
     params.generation_prompt        = nullptr;
+    params.chat                     = nullptr;
     return params;
 }
 
@@ -170,6 +208,9 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
             sp.logit_bias.push_back({params->logit_bias_tokens[i], params->logit_bias_values[i]});
         }
         configure_reasoning_budget(model, *params, sp);
+        if (!grammar && params->chat) {
+            configure_tool_call_grammar(model, params->chat->params, sp);
+        }
         common_sampler * impl = nullptr;
         try {
             impl = common_sampler_init(model, sp);

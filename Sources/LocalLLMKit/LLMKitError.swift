@@ -46,6 +46,10 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case invalidOutput(raw: String, reason: String)
     /// Generation stopped (token limit or cancellation) before the structured answer was complete.
     case incompleteOutput(raw: String, stopReason: StopReason)
+    /// Tools were given, but the chat template cannot render them.
+    case toolsUnsupported(template: String)
+    /// A tool is unusable: a bad or repeated name, or arguments that have no schema.
+    case invalidTool(name: String, reason: String)
 }
 
 extension LLMKitError: LocalizedError {
@@ -92,6 +96,10 @@ extension LLMKitError: LocalizedError {
             return "the output does not match the requested type (\(reason)): \(raw.prefix(200))"
         case .incompleteOutput(let raw, let stopReason):
             return "generation stopped (\(stopReason.rawValue)) before the answer was complete: \(raw.suffix(120))"
+        case .toolsUnsupported(let template):
+            return "the chat template (\(template)) cannot render tools; pass a template that supports tool calls"
+        case .invalidTool(let name, let reason):
+            return "invalid tool \(name): \(reason)"
         }
     }
 }

@@ -128,6 +128,10 @@ struct ChatPrinter {
                         Console.out(String(text.dropFirst(printed.count)))
                         printed = text
                     }
+                case .toolCallStarted(let call):
+                    Console.err("[\(call.id)] \(call.name)(\(call.arguments))\n")
+                case .toolCallFinished(let call):
+                    Console.err("[\(call.id)] \(call.isError ? "error" : "→") \((call.output ?? "").prefix(300))\n")
                 case .done(let response):
                     if !json && !response.text.hasSuffix("\n") { Console.out("\n") }
                 }

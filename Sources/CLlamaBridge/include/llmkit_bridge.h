@@ -48,10 +48,15 @@ typedef struct llmkit_sampling_params {
     int32_t             reasoning_end_tag_count;
     const char *        reasoning_budget_message; // or NULL
     const char *        generation_prompt;        // the prompt's assistant prefix, which may open a thinking block
+    // A rendered chat prompt whose tool-call grammar (lazy, with its triggers and
+    // preserved tokens) constrains sampling; NULL for none. Ignored when `grammar` is set.
+    const struct llmkit_chat_render * chat;
 } llmkit_sampling_params;
 
 /// llama.cpp's own defaults for `common_params_sampling`.
 llmkit_sampling_params llmkit_sampling_defaults(void);
+
+struct llmkit_chat_render;
 
 /// A sampler chain built by llama.cpp's `common_sampler` (penalties, top-k,
 /// typical-p, top-p, min-p, temperature, distribution, optional grammar).

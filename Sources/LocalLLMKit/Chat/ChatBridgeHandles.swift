@@ -10,6 +10,7 @@ final class ChatTemplatesHandle: @unchecked Sendable {
     struct Description: Decodable {
         let source: String
         let supportsThinking: Bool
+        let caps: [String: Bool]
     }
 
     init(model: ModelHandle, source: String) throws {
@@ -33,12 +34,16 @@ final class ChatTemplatesHandle: @unchecked Sendable {
 }
 
 /// The request sent to the bridge to render a prompt.
-struct ChatRenderRequest: Encodable {
+struct ChatRenderRequest {
     var messages: [ChatMessage]
     var addGenerationPrompt: Bool
     var enableThinking: Bool
     var useJinja: Bool
     var arguments: [String: TemplateArgument]
+    /// OpenAI-style tool definitions.
+    var tools: [OrderedJSON] = []
+    /// `auto`, `none` or `required`.
+    var toolChoice = "auto"
 
     func replacingMessages(_ messages: [ChatMessage]) -> ChatRenderRequest {
         var copy = self
@@ -46,24 +51,25 @@ struct ChatRenderRequest: Encodable {
         return copy
     }
 
-    enum CodingKeys: String, CodingKey {
-        case messages
-        case addGenerationPrompt = "add_generation_prompt"
-        case enableThinking = "enable_thinking"
-        case useJinja = "use_jinja"
-        case arguments = "kwargs"
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(messages, forKey: .messages)
-        try container.encode(addGenerationPrompt, forKey: .addGenerationPrompt)
-        try container.encode(enableThinking, forKey: .enableThinking)
-        try container.encode(useJinja, forKey: .useJinja)
-        // The bridge takes each argument as JSON text.
+    /// The request as the bridge reads it.
+    func json() throws -> String {
         let encoder = JSONEncoder()
-        let texts = try arguments.mapValues { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        try container.encode(texts, forKey: .arguments)
+        let messages = try OrderedJSONParser.parse(String(decoding: try encoder.encode(messages), as: UTF8.self))
+        // The bridge takes each template argument as JSON text.
+        let kwargs = try arguments.sorted { $0.key < $1.key }.map { name, value in
+            (name, OrderedJSON.string(String(decoding: try encoder.encode(value), as: UTF8.self)))
+        }
+        var members: [(String, OrderedJSON)] = [
+            ("messages", messages),
+            ("add_generation_prompt", .bool(addGenerationPrompt)),
+            ("enable_thinking", .bool(enableThinking)),
+            ("use_jinja", .bool(useJinja)),
+            ("kwargs", .object(kwargs)),
+        ]
+        if !tools.isEmpty {
+            members += [("tools", .array(tools)), ("tool_choice", .string(toolChoice)), ("parallel_tool_calls", .bool(true))]
+        }
+        return OrderedJSON.object(members).serialized()
     }
 }
 
@@ -80,12 +86,15 @@ final class ChatRenderHandle: @unchecked Sendable {
         let thinkingStartTag: String
         let thinkingEndTags: [String]
         let additionalStops: [String]
+        let preservedTokens: [String]
+        let grammar: String
+        let grammarLazy: Bool
     }
 
     init(templates: ChatTemplatesHandle, request: ChatRenderRequest) throws {
         let json: String
         do {
-            json = String(decoding: try JSONEncoder().encode(request), as: UTF8.self)
+            json = try request.json()
         } catch {
             throw LLMKitError.templateFailed(reason: "cannot encode the messages: \(error)")
         }

@@ -44,6 +44,8 @@ public struct ChatTemplate: Sendable {
     public let source: Source
     /// Whether the template reacts to `enable_thinking`.
     public let supportsThinking: Bool
+    /// Whether the template can render tools and tool calls.
+    public let supportsToolCalls: Bool
     /// The template's Jinja source (or built-in name).
     public let text: String
 
@@ -109,6 +111,7 @@ public struct ChatTemplate: Sendable {
         self.source = source
         self.usesJinja = jinja
         self.supportsThinking = jinja && description.supportsThinking
+        self.supportsToolCalls = jinja && (description.caps["supports_tool_calls"] ?? false)
     }
 
     /// Renders `messages` into a prompt.
@@ -120,8 +123,19 @@ public struct ChatTemplate: Sendable {
     /// - Throws: ``LLMKitError/templateFailed(reason:)``.
     public func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
                        arguments: [String: TemplateArgument] = [:]) throws -> RenderedChatPrompt {
+        try render(messages, addGenerationPrompt: addGenerationPrompt, enableThinking: enableThinking,
+                   arguments: arguments, tools: [], toolChoice: "auto")
+    }
+
+    /// Renders with tool definitions (OpenAI style) and a tool choice (`auto`, `none`, `required`).
+    func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
+                arguments: [String: TemplateArgument] = [:], tools: [OrderedJSON], toolChoice: String) throws -> RenderedChatPrompt {
+        if !tools.isEmpty && !supportsToolCalls {
+            throw LLMKitError.toolsUnsupported(template: source.description)
+        }
         let request = ChatRenderRequest(messages: messages, addGenerationPrompt: addGenerationPrompt,
-                                        enableThinking: enableThinking, useJinja: usesJinja, arguments: arguments)
+                                        enableThinking: enableThinking, useJinja: usesJinja, arguments: arguments,
+                                        tools: tools, toolChoice: toolChoice)
         let render = try ChatRenderHandle(templates: handle, request: request)
         let details = try render.describe()
         let segments = try PromptIsolation.segments(of: details.prompt, messages: messages) { masked in

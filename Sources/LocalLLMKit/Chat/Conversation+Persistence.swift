@@ -20,11 +20,12 @@ extension Conversation {
     }
 
     /// Restores a conversation saved by ``save(to:)``, with its settings, transcript and
-    /// KV cache: the next turn evaluates only its new tokens.
+    /// KV cache: the next turn evaluates only its new tokens. Tools are code, not saved:
+    /// pass them again.
     /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)`` for a missing, damaged or
     ///   truncated file; ``LLMKitError/incompatibleConversationFile(path:reason:)`` when it was
     ///   saved with another model.
-    public init(restoringFrom url: URL, model: LocalModel) throws {
+    public init(restoringFrom url: URL, model: LocalModel, tools: [any ConversationTool] = []) throws {
         let archive = try Self.readArchive(url, for: model)
         let header = archive.header
         var context: InferenceContext?
@@ -33,7 +34,7 @@ extension Conversation {
                                             fullSlidingWindowCache: header.configuration.usesFullSlidingWindowCache)
             try Self.restore(archive, into: context!, path: url.path)
         }
-        try self.init(model: model, instructions: header.instructions, configuration: header.configuration,
+        try self.init(model: model, instructions: header.instructions, tools: tools, configuration: header.configuration,
                       transcript: header.transcript, turnCount: header.turnCount, cache: context)
     }
 

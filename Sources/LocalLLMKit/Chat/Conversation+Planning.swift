@@ -2,7 +2,7 @@
 struct TurnPlan {
     /// The earlier messages that stay (after any dropped turns).
     var history: [ChatMessage]
-    /// The rendered prompt: history plus the new user message.
+    /// The rendered prompt: history plus this turn's messages.
     var rendered: RenderedChatPrompt
     /// Its tokens.
     var tokens: [Int32]
@@ -15,15 +15,18 @@ struct TurnPlan {
 }
 
 extension Conversation {
-    /// Renders the next turn, dropping the oldest turns first if the policy allows.
-    func planTurn(_ prompt: String, options: CompletionOptions) throws -> TurnPlan {
+    /// Renders the next turn (the new user message, and any tool calls and results this
+    /// turn already added), dropping the oldest turns first if the policy allows.
+    func planTurn(_ pending: [ChatMessage], options: CompletionOptions, toolChoice: ToolChoice = .none) throws -> TurnPlan {
         var history = transcript
         var dropped = 0
         let reserved = options.maximumTokens ?? 1
+        let offer = try toolBox.isEmpty ? (tools: [], choice: "none") : toolBox.offer(toolChoice)
         while true {
-            let rendered = try template.render(history + [.user(prompt)], addGenerationPrompt: true,
+            let rendered = try template.render(history + pending, addGenerationPrompt: true,
                                                enableThinking: options.enableThinking,
-                                               arguments: configuration.templateArguments)
+                                               arguments: configuration.templateArguments,
+                                               tools: offer.tools, toolChoice: offer.choice)
             let tokens = try model.tokenizer.tokenize(rendered.segments)
             let fits = tokens.count + reserved <= contextLength
             guard !fits, configuration.overflowPolicy == .dropOldestTurns, let oldest = Self.oldestTurn(in: history) else {

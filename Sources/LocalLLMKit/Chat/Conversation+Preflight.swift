@@ -22,7 +22,8 @@ extension Conversation {
     /// - Throws: ``LLMKitError/templateFailed(reason:)`` or ``LLMKitError/invalidOption(name:reason:)``.
     public func preflight(_ prompt: String, options: CompletionOptions = .init()) throws -> Preflight {
         try options.validate()
-        let plan = try planTurn(Self.userMessage(prompt, options: options), options: options)
+        let plan = try planTurn([.user(Self.userMessage(prompt, options: options))], options: options,
+                                toolChoice: Self.toolChoice(for: options, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
         let cached = cache.map { cache in
             min(zip(cache.cachedTokens, plan.tokens).prefix { $0 == $1 }.count, max(plan.tokens.count - 1, 0))

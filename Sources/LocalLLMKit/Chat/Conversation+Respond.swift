@@ -1,6 +1,7 @@
 extension Conversation {
     /// Streams the answer to `prompt` as events: thinking and text deltas, snapshots
-    /// when a later parse corrects streamed text, and `.done` with the response last.
+    /// when a later parse corrects streamed text, tool calls and their results, and
+    /// `.done` with the response last.
     ///
     /// Errors that can be known before generation (a bad option, a prompt that does
     /// not fit, a template failure) end the stream before its first event.
@@ -23,50 +24,97 @@ extension Conversation {
         options.outputFormat.promptDescription.map { "\(prompt)\n\n\($0)" } ?? prompt
     }
 
-    /// One turn, start to end, on the model's thread.
+    /// The tool choice of a round: the requested one first, then `auto` (so that the
+    /// model can answer once it has what it needed). Structured answers use no tools.
+    static func toolChoice(for options: CompletionOptions, round: Int) -> ToolChoice {
+        guard case .text = options.outputFormat else { return .none }
+        if options.toolChoice == .none { return .none }
+        return round == 0 ? options.toolChoice : .auto
+    }
+
+    /// One turn, start to end: generation rounds on the model's thread, tool calls between them.
     private func serveTurn(_ prompt: String, options requested: CompletionOptions, flag: CancellationFlag,
-                           emit: @escaping @Sendable (ResponseEvent) -> Void) throws -> Response {
+                           emit: @escaping @Sendable (ResponseEvent) -> Void) async throws -> Response {
+        await turnLock.lock()
+        defer { turnLock.unlock() }
         let options = requested.filling(from: model.file.recommendedSampling)
         try options.validate()
-        let message = Self.userMessage(prompt, options: options)
-        let plan = try planTurn(message, options: options)
-        guard plan.fits else {
-            throw LLMKitError.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
+        var pending: [ChatMessage] = [.user(Self.userMessage(prompt, options: options))]
+        var invocations: [ToolInvocation] = []
+        var totals = GenerationStatistics()
+        var round = 0
+        while true {
+            let choice = Self.toolChoice(for: options, round: round)
+            let outcome = try generateRound(pending, options: options, toolChoice: choice, round: round + 1,
+                                            flag: flag, emit: emit)
+            totals.accumulate(outcome.statistics, first: round == 0)
+            let calls = choice == .none ? [] : outcome.calls
+            var response = Response(text: outcome.reply.content, thinking: outcome.reply.reasoningContent,
+                                    rawText: outcome.rawText, stopReason: outcome.stopReason,
+                                    stopSequence: outcome.stopSequence, seed: outcome.seed, statistics: totals,
+                                    droppedTurns: outcome.plan.droppedTurns, toolInvocations: invocations)
+            if outcome.stopReason == .cancelled || flag.isRaised {
+                response.stopReason = .cancelled
+                emit(.done(response))
+                return response
+            }
+            pending.append(.assistant(outcome.reply.content,
+                                      thinking: outcome.reply.reasoningContent.isEmpty ? nil : outcome.reply.reasoningContent))
+            guard !calls.isEmpty else {
+                commit(history: outcome.plan.history, pending)
+                emit(.done(response))
+                return response
+            }
+            pending[pending.count - 1].toolCalls = calls.map { ChatMessage.ToolCall(name: $0.name, arguments: $0.arguments,
+                                                                                     id: $0.modelCallID ?? $0.id) }
+            if round == options.maximumToolRounds {
+                // The limit is reached: the calls are answered, not run, so the transcript stays well-formed.
+                for call in calls {
+                    pending.append(.tool(ToolBox.error("not run: the limit of \(options.maximumToolRounds) tool rounds was reached"),
+                                         callID: call.modelCallID ?? call.id, name: call.name))
+                }
+                commit(history: outcome.plan.history, pending)
+                response.stopReason = .toolRounds
+                emit(.done(response))
+                return response
+            }
+            let finished = await run(calls, emit: emit)
+            if flag.isRaised {
+                response.stopReason = .cancelled
+                response.toolInvocations = invocations + finished
+                emit(.done(response))
+                return response
+            }
+            invocations += finished
+            for call in finished {
+                pending.append(.tool(call.output ?? "", callID: call.modelCallID ?? call.id, name: call.name))
+            }
+            round += 1
         }
-        let rendered = plan.rendered
-        var runOptions = options
-        runOptions.stopSequences += rendered.additionalStopSequences
-        let thinking = ThinkingControl(generationPrompt: rendered.generationPrompt, budget: options.thinkingBudget,
-                                       startTag: rendered.thinkingStartTag, endTags: rendered.thinkingEndTags,
-                                       message: options.thinkingBudgetMessage)
-        let run = try CompletionRun(context: inferenceContext(), tokenizer: model.tokenizer, options: runOptions,
-                                    promptTokens: plan.tokens, cancellation: flag,
-                                    reusesCache: configuration.reusesPromptCache, thinking: thinking)
+    }
 
-        var raw = ""
-        var tracker = ReplyTracker()
-        var thinkingChunks = 0
-        let result = try run.execute { chunk in
-            raw += chunk
-            guard let parsed = try? rendered.render.parse(raw, isPartial: true) else { return }
-            if parsed.content.isEmpty && !parsed.reasoningContent.isEmpty { thinkingChunks += 1 }
-            tracker.update(to: parsed).forEach(emit)
-        }
-        let final = (try? rendered.render.parse(raw, isPartial: false))
-            ?? (try? rendered.render.parse(raw, isPartial: true)) ?? tracker.reply
-        tracker.update(to: final).forEach(emit)
+    /// Makes a finished turn part of the transcript.
+    private func commit(history: [ChatMessage], _ added: [ChatMessage]) {
+        transcript = history + added
+        turnCount += 1
+    }
 
-        var statistics = result.statistics
-        statistics.thinkingTokens = thinkingChunks
-        let response = Response(text: final.content, thinking: final.reasoningContent, rawText: raw,
-                                stopReason: result.stopReason, stopSequence: result.stopSequence, seed: result.seed,
-                                statistics: statistics, droppedTurns: plan.droppedTurns)
-        if result.stopReason != .cancelled {
-            transcript = plan.history + [.user(message),
-                                         .assistant(final.content, thinking: final.reasoningContent.isEmpty ? nil : final.reasoningContent)]
-            turnCount += 1
+    /// Runs one round's tool calls concurrently, reporting each start and finish.
+    private nonisolated func run(_ calls: [ToolInvocation], emit: @escaping @Sendable (ResponseEvent) -> Void) async -> [ToolInvocation] {
+        let toolBox = self.toolBox
+        return await withTaskGroup(of: (Int, ToolInvocation).self) { group in
+            for (index, call) in calls.enumerated() {
+                emit(.toolCallStarted(call))
+                group.addTask {
+                    var finished = call
+                    (finished.output, finished.isError) = await toolBox.run(name: call.name, arguments: call.arguments)
+                    emit(.toolCallFinished(finished))
+                    return (index, finished)
+                }
+            }
+            var results = calls
+            for await (index, finished) in group { results[index] = finished }
+            return results
         }
-        emit(.done(response))
-        return response
     }
 }

@@ -17,6 +17,8 @@ extension Conversation {
         public var statistics: GenerationStatistics
         /// Turns dropped from the transcript to make room (``OverflowPolicy/dropOldestTurns``).
         public var droppedTurns: Int
+        /// The tool calls of this turn, with their outputs, in order.
+        public var toolInvocations: [ToolInvocation] = []
     }
 }
 
@@ -29,7 +31,11 @@ public enum ResponseEvent: Sendable, Equatable {
     /// A later parse changed text already streamed: these are the whole answer and
     /// thinking so far, replacing everything streamed before.
     case snapshot(text: String, thinking: String)
-    /// The turn is over; always the last event, exactly once.
+    /// The model called a tool; it is about to run.
+    case toolCallStarted(ToolInvocation)
+    /// A tool finished; its output (or error) is in the invocation and goes back to the model.
+    case toolCallFinished(ToolInvocation)
+    /// The turn is over, after any tool rounds; always the last event, exactly once.
     case done(Conversation.Response)
 }
 

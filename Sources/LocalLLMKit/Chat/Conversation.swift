@@ -27,6 +27,8 @@ public actor Conversation {
     public nonisolated let model: LocalModel
     /// The instructions (system message) given at creation, if any.
     public nonisolated let instructions: String?
+    /// The tools the model may call.
+    public nonisolated var tools: [any ConversationTool] { toolBox.tools }
     /// Settings fixed at creation.
     public nonisolated let configuration: Configuration
     /// The chat template in use.
@@ -41,6 +43,11 @@ public actor Conversation {
     public internal(set) var turnCount = 0
 
     var cache: InferenceContext?
+    nonisolated let toolBox: ToolBox
+    /// Serializes turns across the suspension points where tools run.
+    nonisolated let turnLock = AsyncLock()
+    /// Numbers the tool calls of this conversation (`call-1`, `call-2`, …).
+    var callCount = 0
 
     /// Runs on the model's thread, so that conversations and completions of one model never run at once.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -51,23 +58,32 @@ public actor Conversation {
     /// - Parameters:
     ///   - model: the model.
     ///   - instructions: a system message that frames the conversation.
+    ///   - tools: tools the model may call (only these can run).
     ///   - configuration: template override, context length, overflow policy.
     /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be loaded,
+    ///   ``LLMKitError/toolsUnsupported(template:)`` when tools are given and the template cannot
+    ///   render them, ``LLMKitError/invalidTool(name:reason:)``, or
     ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad configuration.
-    public init(model: LocalModel, instructions: String? = nil, configuration: Configuration = .init()) throws {
-        try self.init(model: model, instructions: instructions, configuration: configuration,
+    public init(model: LocalModel, instructions: String? = nil, tools: [any ConversationTool] = [],
+                configuration: Configuration = .init()) throws {
+        try self.init(model: model, instructions: instructions, tools: tools, configuration: configuration,
                       transcript: instructions.map { [.system($0)] } ?? [], turnCount: 0, cache: nil)
     }
 
     /// Creates a conversation in a given state (new, or restored from a file).
-    init(model: LocalModel, instructions: String?, configuration: Configuration, transcript: [ChatMessage],
-         turnCount: Int, cache: InferenceContext?) throws {
+    init(model: LocalModel, instructions: String?, tools: [any ConversationTool] = [], configuration: Configuration,
+         transcript: [ChatMessage], turnCount: Int, cache: InferenceContext?) throws {
         try configuration.validate()
+        let template = try configuration.chatTemplate.map { try ChatTemplate(model: model, override: $0) }
+            ?? ChatTemplate(model: model)
+        if !tools.isEmpty && !template.supportsToolCalls {
+            throw LLMKitError.toolsUnsupported(template: template.source.description)
+        }
+        self.toolBox = try ToolBox(tools)
         self.model = model
         self.instructions = instructions
         self.configuration = configuration
-        self.template = try configuration.chatTemplate.map { try ChatTemplate(model: model, override: $0) }
-            ?? ChatTemplate(model: model)
+        self.template = template
         self.contextLength = configuration.contextLength ?? model.contextLength
         self.transcript = transcript
         self.turnCount = turnCount

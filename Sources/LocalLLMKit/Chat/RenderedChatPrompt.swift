@@ -12,6 +12,10 @@ public struct RenderedChatPrompt: Sendable {
     public let thinkingEndTags: [String]
     /// Extra strings after which the template's answer is over.
     public let additionalStopSequences: [String]
+    /// Texts of special tokens (such as `<tool_call>`) that must reach the output parser as text.
+    public let preservedTokens: [String]
+    /// Whether the template constrains tool calls with a grammar (lazy: only once a call starts).
+    public let constrainsToolCalls: Bool
     /// Whether every message content could be kept apart from template text, so that
     /// special-token texts in it stay plain text. False when the template transforms
     /// contents (trimming, escaping); then the whole prompt is parsed for special tokens.
@@ -27,6 +31,8 @@ public struct RenderedChatPrompt: Sendable {
         thinkingStartTag = details.thinkingStartTag.isEmpty ? nil : details.thinkingStartTag
         thinkingEndTags = details.thinkingEndTags
         additionalStopSequences = details.additionalStops
+        preservedTokens = details.preservedTokens
+        constrainsToolCalls = !details.grammar.isEmpty
         isolatesMessageContents = segments != nil
         self.segments = segments ?? [PromptSegment(text: details.prompt, parsesSpecialTokens: true)]
         self.render = render

@@ -41,6 +41,11 @@ public struct CompletionOptions: Sendable, Equatable {
     /// End generation at the first complete top-level JSON object or array (strings and
     /// escapes respected); the stop reason is then ``StopReason/endOfText``. Useful without a grammar.
     public var stopsAtBalancedJSON: Bool
+    /// Conversations with tools: which tools the model may call (``ToolChoice/auto`` by default).
+    public var toolChoice: ToolChoice
+    /// Conversations with tools: the most rounds of tool calls in one turn before the
+    /// turn ends with ``StopReason/toolRounds``.
+    public var maximumToolRounds: Int
     /// Conversations: ask the template for a thinking phase (`enable_thinking`). Off by default.
     public var enableThinking: Bool
     /// Conversations: the most tokens the model may think before the end-of-thinking tag
@@ -66,6 +71,8 @@ public struct CompletionOptions: Sendable, Equatable {
         logitBias: [LocalModel.Token: Double] = [:],
         outputFormat: OutputFormat = .text,
         stopsAtBalancedJSON: Bool = false,
+        toolChoice: ToolChoice = .auto,
+        maximumToolRounds: Int = 4,
         enableThinking: Bool = false,
         thinkingBudget: Int? = nil,
         thinkingBudgetMessage: String? = nil
@@ -84,6 +91,8 @@ public struct CompletionOptions: Sendable, Equatable {
         self.logitBias = logitBias
         self.outputFormat = outputFormat
         self.stopsAtBalancedJSON = stopsAtBalancedJSON
+        self.toolChoice = toolChoice
+        self.maximumToolRounds = maximumToolRounds
         self.enableThinking = enableThinking
         self.thinkingBudget = thinkingBudget
         self.thinkingBudgetMessage = thinkingBudgetMessage
@@ -128,6 +137,7 @@ public struct CompletionOptions: Sendable, Equatable {
         if let (token, bias) = logitBias.first(where: { $0.value.isNaN || $0.value == .infinity }) {
             throw fail("logitBias", "the bias \(bias) for token \(token) is not a number or -infinity")
         }
+        if maximumToolRounds < 0 { throw fail("maximumToolRounds", "\(maximumToolRounds) is negative") }
         if let thinkingBudget, thinkingBudget < 0 { throw fail("thinkingBudget", "\(thinkingBudget) is negative") }
     }
 }

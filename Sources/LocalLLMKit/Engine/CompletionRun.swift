@@ -10,6 +10,8 @@ struct CompletionRun {
     private let reusesCache: Bool
     private let thinking: ThinkingControl?
     private let grammar: String?
+    private let chat: ChatRenderHandle?
+    private let preservedTokens: Set<Int32>
     private let clock = ContinuousClock()
 
     /// Validates the request; nothing is decoded yet.
@@ -19,8 +21,11 @@ struct CompletionRun {
     ///   - reusesCache: keep the longest prefix of the prompt already in the cache (conversations);
     ///     otherwise the cache is emptied first.
     ///   - thinking: the chat template's thinking tags and the budget, when there is one.
+    ///   - chat: a rendered chat prompt whose tool-call grammar constrains sampling.
+    ///   - preservedTokens: special tokens whose text must reach the output (`<tool_call>`).
     init(context: InferenceContext, tokenizer: Tokenizer, options: CompletionOptions, promptTokens: [Int32],
-         cancellation: CancellationFlag, reusesCache: Bool = false, thinking: ThinkingControl? = nil) throws {
+         cancellation: CancellationFlag, reusesCache: Bool = false, thinking: ThinkingControl? = nil,
+         chat: ChatRenderHandle? = nil, preservedTokens: Set<Int32> = []) throws {
         try options.validate()
         try tokenizer.validate(Array(options.logitBias.keys))
         self.grammar = try options.outputFormat.grammar(for: context.model)
@@ -37,13 +42,15 @@ struct CompletionRun {
         self.tokenLimit = min(options.maximumTokens ?? .max, context.contextLength - promptTokens.count)
         self.reusesCache = reusesCache
         self.thinking = thinking
+        self.chat = chat
+        self.preservedTokens = preservedTokens
     }
 
     /// Generates, handing each chunk of text to `emit`, and returns the result.
     func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
         let start = clock.now
         context.abort(on: cancellation)
-        let sampler = try Sampler(model: context.model, options: options, grammar: grammar, thinking: thinking)
+        let sampler = try Sampler(model: context.model, options: options, grammar: grammar, thinking: thinking, chat: chat)
         var statistics = GenerationStatistics()
         statistics.promptTokens = promptTokens.count
         var result = CompletionResult(text: "", tokens: [], stopReason: .cancelled, stopSequence: nil,
@@ -78,7 +85,7 @@ struct CompletionRun {
                 break
             }
             result.tokens.append(token)
-            let step = matcher.append(decoder.decode(try tokenizer.piece(token)))
+            let step = matcher.append(decoder.decode(try tokenizer.piece(token, renderSpecial: preservedTokens.contains(token))))
             if let end = json?.scan(step.text) {
                 output.add(String(step.text[..<end]))
                 stop = .endOfText

@@ -24,6 +24,23 @@ public struct GenerationStatistics: Sendable, Equatable {
 
     /// Creates empty statistics.
     public init() {}
+
+    /// Adds a later generation round of the same turn: counts and times add up; the
+    /// prompt size is the latest, the time to first token the first round's.
+    mutating func accumulate(_ round: GenerationStatistics, first: Bool) {
+        if first {
+            self = round
+            return
+        }
+        promptTokens = round.promptTokens
+        cachedPromptTokens = round.cachedPromptTokens
+        generatedTokens += round.generatedTokens
+        thinkingTokens += round.thinkingTokens
+        promptDuration += round.promptDuration
+        generationDuration += round.generationDuration
+        promptTokensPerSecond = round.promptTokensPerSecond
+        generationTokensPerSecond = round.generationTokensPerSecond
+    }
 }
 
 extension Duration {

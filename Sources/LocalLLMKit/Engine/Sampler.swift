@@ -8,7 +8,12 @@ final class Sampler {
 
     /// Builds a sampler for `model` from fully resolved options.
     /// - Throws: ``LLMKitError/samplingFailed(reason:)``.
-    init(model: ModelHandle, options: CompletionOptions, grammar: String? = nil, thinking: ThinkingControl? = nil) throws {
+    /// - Parameters:
+    ///   - grammar: a GBNF grammar for the whole output (structured output).
+    ///   - thinking: the template's thinking tags and the thinking budget.
+    ///   - chat: a rendered chat prompt whose tool-call grammar (lazy, with triggers) applies.
+    init(model: ModelHandle, options: CompletionOptions, grammar: String? = nil, thinking: ThinkingControl? = nil,
+         chat: ChatRenderHandle? = nil) throws {
         var params = llmkit_sampling_defaults()
         if let seed = options.seed { params.seed = seed }
         if let value = options.temperature { params.temperature = Float(value) }
@@ -35,8 +40,9 @@ final class Sampler {
                 params.reasoning_budget_message = storage.string(thinking.message)
             }
         }
+        params.chat = chat?.pointer
         var error: llmkit_error?
-        let sampler = withExtendedLifetime(storage) { llmkit_sampler_create(model.pointer, &params, &error) }
+        let sampler = withExtendedLifetime((storage, chat)) { llmkit_sampler_create(model.pointer, &params, &error) }
         guard let sampler else {
             throw LLMKitError.samplingFailed(reason: Bridge.take(error) ?? "unknown error")
         }

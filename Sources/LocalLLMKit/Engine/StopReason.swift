@@ -8,4 +8,7 @@ public enum StopReason: String, Sendable, Equatable, Codable, CaseIterable {
     case stopSequence = "stop_sequence"
     /// The consuming task was cancelled, or it stopped reading the stream.
     case cancelled
+    /// A conversation reached its maximum number of tool rounds while the model still
+    /// wanted to call tools.
+    case toolRounds = "tool_rounds"
 }

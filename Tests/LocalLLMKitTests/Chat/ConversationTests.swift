@@ -158,7 +158,7 @@ struct ConversationTests {
             switch event {
             case .text(let delta): text += delta
             case .snapshot(let snapshot, _): text = snapshot
-            case .thinking: break
+            case .thinking, .toolCallStarted, .toolCallFinished: break
             case .done: dones += 1
             }
             last = event
@@ -200,7 +200,7 @@ struct ThinkingTests {
             case .thinking(let delta): streamedThinking += delta
             case .text(let delta): streamedText += delta
             case .snapshot(let text, let thinking): (streamedText, streamedThinking) = (text, thinking)
-            case .done: break
+            case .done, .toolCallStarted, .toolCallFinished: break
             }
         }
         let response = try await stream.result

@@ -1,0 +1,71 @@
+/// The tools of a conversation: checked once, rendered for the template, and run.
+struct ToolBox: Sendable {
+    let tools: [any ConversationTool]
+    /// OpenAI-style definitions, in the order given.
+    let definitions: [(name: String, json: OrderedJSON)]
+
+    /// Checks names and schemas up front, so that a bad tool fails before any turn.
+    /// - Throws: ``LLMKitError/invalidTool(name:reason:)``.
+    init(_ tools: [any ConversationTool]) throws {
+        var seen = Set<String>()
+        var definitions: [(String, OrderedJSON)] = []
+        for tool in tools {
+            let name = tool.name
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+                throw LLMKitError.invalidTool(name: name, reason: "a name may hold only letters, digits, _ and -")
+            }
+            guard seen.insert(name).inserted else {
+                throw LLMKitError.invalidTool(name: name, reason: "two tools have this name")
+            }
+            let schema: OrderedJSON
+            do {
+                schema = try OrderedJSONParser.parse(try tool.parametersSchema)
+            } catch {
+                throw LLMKitError.invalidTool(name: name, reason: "no usable parameters schema: \(error)")
+            }
+            definitions.append((name, .object([
+                ("type", .string("function")),
+                ("function", .object([("name", .string(name)), ("description", .string(tool.description)), ("parameters", schema)])),
+            ])))
+        }
+        self.tools = tools
+        self.definitions = definitions
+    }
+
+    var isEmpty: Bool { tools.isEmpty }
+
+    /// The definitions a round offers, and the template's tool choice, for `choice`.
+    func offer(_ choice: ToolChoice) throws -> (tools: [OrderedJSON], choice: String) {
+        switch choice {
+        case .auto: return (definitions.map(\.json), "auto")
+        case .none: return ([], "none")
+        case .required: return (definitions.map(\.json), "required")
+        case .named(let name):
+            guard let definition = definitions.first(where: { $0.name == name }) else {
+                throw LLMKitError.invalidOption(name: "toolChoice", reason: "no tool is named \(name)")
+            }
+            return ([definition.json], "required")
+        }
+    }
+
+    /// Runs one call. Failures become an error message for the model.
+    func run(name: String, arguments: String) async -> (output: String, isError: Bool) {
+        guard let tool = tools.first(where: { $0.name == name }) else {
+            return (Self.error("unknown tool \(name); the tools are: \(tools.map(\.name).joined(separator: ", "))"), true)
+        }
+        do {
+            return (try await tool.invoke(arguments: arguments), false)
+        } catch ToolFailure.badArguments(let reason) {
+            return (Self.error("the arguments do not match the tool's parameters: \(reason)"), true)
+        } catch is CancellationError {
+            return (Self.error("cancelled"), true)
+        } catch {
+            return (Self.error("\(name) failed: \((error as? LLMKitError)?.localizedDescription ?? String(describing: error))"), true)
+        }
+    }
+
+    /// A tool error as the model sees it: `{"error": "…"}`.
+    static func error(_ message: String) -> String {
+        OrderedJSON.object([("error", .string(message))]).serialized()
+    }
+}
