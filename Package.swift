@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "LocalLLMKit", targets: ["LocalLLMKit"]),
+        .library(name: "LocalLLMKitTools", targets: ["LocalLLMKitTools"]),
         .executable(name: "llmkit", targets: ["llmkit"]),
     ],
     targets: [
@@ -29,13 +30,31 @@ let package = Package(
             name: "LocalLLMKit",
             dependencies: ["CLlama", "CLlamaBridge"]
         ),
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(
+            name: "CHTMLText",
+            dependencies: ["CLibXML2"]
+        ),
+        .target(
+            name: "LocalLLMKitTools",
+            dependencies: ["LocalLLMKit", "CHTMLText"]
+        ),
         .executableTarget(
             name: "llmkit",
-            dependencies: ["LocalLLMKit"]
+            dependencies: ["LocalLLMKit", "LocalLLMKitTools"]
         ),
         .testTarget(
             name: "LocalLLMKitTests",
             dependencies: ["LocalLLMKit", "CLlama"]
+        ),
+        .testTarget(
+            name: "LocalLLMKitToolsTests",
+            dependencies: ["LocalLLMKitTools", "LocalLLMKit"],
+            exclude: ["Support/http_server.py"]
         ),
         .testTarget(
             name: "llmkitTests",

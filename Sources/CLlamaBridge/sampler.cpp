@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <algorithm>
+#include <regex>
 #include <vector>
 
 // A common_sampler for the chain (penalties, top-k, top-p, min-p, temperature, draw),
@@ -82,6 +83,28 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
 
 } // namespace
 
+// A required tool call (a grammar that is not lazy) should start at once, but llama.cpp's
+// generated root rule lets free text come first (`... until-12? tool-calls`); a small
+// model then writes text until the token limit and never calls. This removes that
+// optional text from the root rule, leaving the thinking block and the calls.
+static std::string without_leading_content(const std::string & grammar) {
+    static const std::regex leading(R"( until-[0-9]+\??( space)? (tool-call))");
+    std::string out;
+    size_t start = 0;
+    while (start < grammar.size()) {
+        size_t end = grammar.find('\n', start);
+        if (end == std::string::npos) end = grammar.size();
+        std::string line = grammar.substr(start, end - start);
+        if (line.rfind("root ::=", 0) == 0) {
+            line = std::regex_replace(line, leading, "$1 $2");
+        }
+        out += line;
+        if (end < grammar.size()) out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
+
 // Copies a chat template's tool-call grammar into the sampling parameters the way
 // llama-server does: preserved tokens by id, single-token trigger words as token triggers.
 static void configure_tool_call_grammar(const llama_model * model, const common_chat_params & chat,
@@ -113,7 +136,8 @@ static void configure_tool_call_grammar(const llama_model * model, const common_
     if (chat.grammar_lazy && sp.grammar_triggers.empty()) {
         throw std::runtime_error("the template's tool-call grammar is lazy but has no trigger");
     }
-    sp.grammar            = common_grammar(COMMON_GRAMMAR_TYPE_TOOL_CALLS, chat.grammar);
+    sp.grammar            = common_grammar(COMMON_GRAMMAR_TYPE_TOOL_CALLS,
+                                           chat.grammar_lazy ? chat.grammar : without_leading_content(chat.grammar));
     sp.grammar_lazy       = chat.grammar_lazy;
     sp.generation_prompt  = chat.generation_prompt;
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LocalLLMKit
+import LocalLLMKitTools
 
 /// The generation flags shared by `run` and `chat`: sampling, then chat-only flags.
 enum GenerationFlags {
@@ -8,8 +9,10 @@ enum GenerationFlags {
         "--presence-penalty", "--frequency-penalty", "--seed", "--stop", "--schema", "--grammar",
     ]
     /// Flags that only make sense with a chat template.
-    static let chatValueOptions: Set<String> = ["--system", "--chat-template", "--thinking-budget", "--thinking-message"]
-    static let chatFlagOptions: Set<String> = ["--thinking", "--show-thinking"]
+    static let chatValueOptions: Set<String> = [
+        "--system", "--chat-template", "--thinking-budget", "--thinking-message", "--tools", "--tool-choice", "--max-tool-rounds",
+    ]
+    static let chatFlagOptions: Set<String> = ["--thinking", "--show-thinking", "--allow-local-network"]
 
     static var valueOptions: Set<String> { samplingValueOptions.union(chatValueOptions) }
     static var flagOptions: Set<String> { chatFlagOptions.union(["--balanced-json"]) }
@@ -38,6 +41,10 @@ enum GenerationFlags {
           --thinking-budget N  most thinking tokens before the end of thinking is forced; 0 = none
           --thinking-message T text inserted when the thinking budget runs out
           --show-thinking      print the thinking to stderr
+          --tools LIST         tools the model may call: calculate, convert_units, load_webpage (comma-separated)
+          --tool-choice C      auto (default), none, required, or a tool's name (the first round must call it)
+          --max-tool-rounds N  most rounds of tool calls per answer (default: 4)
+          --allow-local-network  let load_webpage reach loopback and private addresses
     """
 
     /// The first chat-only flag present, for the usage error of `run --raw`.
@@ -65,6 +72,13 @@ enum GenerationFlags {
         case (nil, let path?): options.outputFormat = .grammar(try readFile(path, option: "--grammar"))
         case (nil, nil): break
         }
+        options.maximumToolRounds = try arguments.integer("--max-tool-rounds", in: 0...100) ?? 4
+        switch arguments.value("--tool-choice") {
+        case nil, "auto"?: options.toolChoice = .auto
+        case "none"?: options.toolChoice = .none
+        case "required"?: options.toolChoice = .required
+        case let name?: options.toolChoice = .named(name)
+        }
         options.enableThinking = arguments.has("--thinking")
         options.thinkingBudget = try arguments.integer("--thinking-budget", in: 0...Int(Int32.max))
         options.thinkingBudgetMessage = arguments.value("--thinking-message")
@@ -90,7 +104,24 @@ enum GenerationFlags {
         if let path = arguments.value("--chat-template") {
             configuration.chatTemplate = try templateSource(path)
         }
-        return try Conversation(model: model, instructions: arguments.value("--system"), configuration: configuration)
+        return try Conversation(model: model, instructions: arguments.value("--system"), tools: try tools(arguments),
+                                configuration: configuration)
+    }
+
+    /// The bundled tools named by `--tools`.
+    static func tools(_ arguments: ParsedArguments) throws -> [any ConversationTool] {
+        guard let list = arguments.value("--tools") else { return [] }
+        let webPage = WebPageTool(configuration: .init(allowsPrivateNetworks: arguments.has("--allow-local-network")))
+        let available: [String: any ConversationTool] = [
+            "calculate": Calculator(), "convert_units": UnitConverter(), "load_webpage": webPage,
+        ]
+        return try list.split(separator: ",").map { name in
+            let key = name.trimmingCharacters(in: .whitespaces)
+            guard let tool = available[key] else {
+                throw UsageError(message: "unknown tool '\(key)' for --tools; the tools are \(available.keys.sorted().joined(separator: ", "))")
+            }
+            return tool
+        }
     }
 
     /// The template text of `--chat-template`: a file, or a built-in template name.

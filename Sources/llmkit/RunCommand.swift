@@ -63,7 +63,7 @@ enum RunCommand {
             return try await stream.result
         }
         return RunReport(text: result.text, thinking: nil, stopReason: result.stopReason, stopSequence: result.stopSequence,
-                         seed: result.seed, statistics: result.statistics, model: model)
+                         seed: result.seed, statistics: result.statistics, model: model, toolCalls: [])
     }
 
     /// One chat turn: the answer on stdout (ending with a newline), thinking on stderr on request.
@@ -74,7 +74,7 @@ enum RunCommand {
             .stream(conversation.streamResponse(to: prompt, options: options))
         return RunReport(text: response.text, thinking: response.thinking, stopReason: response.stopReason,
                          stopSequence: response.stopSequence, seed: response.seed, statistics: response.statistics,
-                         model: conversation.model)
+                         model: conversation.model, toolCalls: response.toolInvocations.map(RunReport.ToolCall.init))
     }
 
     private static func readPrompt(_ arguments: ParsedArguments) throws -> String {
@@ -103,9 +103,27 @@ struct RunReport: Encodable {
     let loadTimeMs: Double
     let seed: UInt32
     let model: String
+    let toolCalls: [ToolCall]?
+
+    /// One tool call in `--json` output.
+    struct ToolCall: Encodable {
+        let id: String
+        let name: String
+        let arguments: String
+        let output: String?
+        let error: String?
+
+        init(_ invocation: ToolInvocation) {
+            id = invocation.id
+            name = invocation.name
+            arguments = invocation.arguments
+            output = invocation.isError ? nil : invocation.output
+            error = invocation.isError ? invocation.output : nil
+        }
+    }
 
     init(text: String, thinking: String?, stopReason: StopReason, stopSequence: String?, seed: UInt32,
-         statistics: GenerationStatistics, model: LocalModel) {
+         statistics: GenerationStatistics, model: LocalModel, toolCalls: [ToolCall]) {
         self.text = text
         self.thinking = thinking
         self.stopReason = stopReason.rawValue
@@ -120,6 +138,7 @@ struct RunReport: Encodable {
         loadTimeMs = model.loadDuration.milliseconds
         self.seed = seed
         self.model = model.url.path
+        self.toolCalls = toolCalls.isEmpty ? nil : toolCalls
     }
 
     /// The line `--stats` prints to stderr.

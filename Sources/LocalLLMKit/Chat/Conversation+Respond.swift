@@ -100,7 +100,7 @@ extension Conversation {
     }
 
     /// Runs one round's tool calls concurrently, reporting each start and finish.
-    private nonisolated func run(_ calls: [ToolInvocation], emit: @escaping @Sendable (ResponseEvent) -> Void) async -> [ToolInvocation] {
+    nonisolated func run(_ calls: [ToolInvocation], emit: @escaping @Sendable (ResponseEvent) -> Void) async -> [ToolInvocation] {
         let toolBox = self.toolBox
         return await withTaskGroup(of: (Int, ToolInvocation).self) { group in
             for (index, call) in calls.enumerated() {

@@ -42,7 +42,9 @@ final class ProbeDecoder: Decoder {
             return .list(of: try resolve(element), minimumCount: nil, maximumCount: nil)
         case .single(let kind?):
             return kind
-        case .list(nil), .single(nil), nil:
+        case nil:
+            return .object([])          // a type with no stored properties: an empty object
+        case .list(nil), .single(nil):
             throw LLMKitError.invalidSchema(property: path, reason: "\(owner) decodes no value that could be described")
         }
     }

@@ -1,0 +1,117 @@
+import Foundation
+import LocalLLMKit
+
+/// `load_webpage`: fetches an http(s) page and returns its title and readable text.
+///
+/// Safe defaults: only http and https; hosts on loopback, private, link-local,
+/// multicast or reserved addresses are refused before any connection (unless
+/// ``Configuration/allowsPrivateNetworks``); redirects are checked the same way; the
+/// fetch has a timeout and a byte cap (the text is then marked truncated); non-text
+/// content is reported, not shown. The page's text reaches the model as a tool
+/// result, which it reads as data, not as instructions.
+public struct WebPageTool: ConversationTool {
+    /// Limits and permissions.
+    public struct Configuration: Sendable, Equatable {
+        /// The longest a fetch may take.
+        public var timeout: Duration
+        /// The most bytes read from the body.
+        public var maximumBytes: Int
+        /// The most characters of text given to the model.
+        public var maximumCharacters: Int
+        /// Allow loopback and private addresses (tests, a trusted intranet). Off by default.
+        public var allowsPrivateNetworks: Bool
+
+        /// Creates a configuration; every argument has a default.
+        public init(timeout: Duration = .seconds(10), maximumBytes: Int = 2_000_000, maximumCharacters: Int = 12_000,
+                    allowsPrivateNetworks: Bool = false) {
+            self.timeout = timeout
+            self.maximumBytes = maximumBytes
+            self.maximumCharacters = maximumCharacters
+            self.allowsPrivateNetworks = allowsPrivateNetworks
+        }
+    }
+
+    /// The page to load.
+    public struct Arguments: Decodable, StructuredOutput {
+        /// An http or https URL.
+        public var url: String
+
+        /// Describes the field for the model.
+        public static let outputHints: [String: OutputSchema.Hint] = ["url": "The http or https URL of the page"]
+    }
+
+    /// What the model receives.
+    public struct Page: Encodable, Sendable, Equatable {
+        /// The final URL, after redirects.
+        public var url: String
+        /// The page's title.
+        public var title: String?
+        /// Its readable text.
+        public var text: String
+        /// Whether the text was cut (byte or character limit).
+        public var truncated: Bool
+    }
+
+    /// `load_webpage`.
+    public let name = "load_webpage"
+    /// What the model is told.
+    public let description = "Loads a web page (http or https) and returns its title and readable text."
+    /// The limits in force.
+    public let configuration: Configuration
+    private let fetcher: any WebPageFetcher
+
+    /// Creates the tool.
+    /// - Parameters:
+    ///   - configuration: timeout, byte and character caps, private networks.
+    ///   - fetcher: how pages are fetched; URLSession by default.
+    public init(configuration: Configuration = .init(), fetcher: any WebPageFetcher = URLSessionFetcher()) {
+        self.configuration = configuration
+        self.fetcher = fetcher
+    }
+
+    /// Loads the page.
+    /// - Throws: ``WebFetchError`` naming what was refused or went wrong.
+    public func call(_ arguments: Arguments) async throws -> Page {
+        guard let url = URL(string: arguments.url.trimmingCharacters(in: .whitespaces)) else {
+            throw WebFetchError("\(arguments.url) is not a URL")
+        }
+        let policy = NetworkPolicy(allowsPrivateNetworks: configuration.allowsPrivateNetworks)
+        if let refusal = policy.refusal(for: url) { throw WebFetchError(refusal) }
+        let fetched = try await fetcher.fetch(url, timeout: configuration.timeout, maximumBytes: configuration.maximumBytes) {
+            policy.refusal(for: $0)
+        }
+        guard (200..<300).contains(fetched.statusCode) else {
+            throw WebFetchError("the server answered HTTP \(fetched.statusCode) for \(fetched.url.absoluteString)")
+        }
+        let type = Self.mediaType(fetched.contentType)
+        let isText = type.hasPrefix("text/") || ["application/xhtml+xml", "application/xml", "application/json"].contains(type)
+        guard isText, !fetched.body.prefix(4096).contains(0) else {
+            throw WebFetchError("\(fetched.url.absoluteString) is not a text page (\(type.isEmpty ? "unknown type" : type), \(fetched.body.count) bytes or more)")
+        }
+        var title: String?
+        var text: String
+        if type == "text/html" || type == "application/xhtml+xml" {
+            let html = HTMLText(data: fetched.body, url: fetched.url.absoluteString, encoding: Self.charset(fetched.contentType))
+            (title, text) = (html.title, html.text)
+        } else {
+            text = String(decoding: fetched.body, as: UTF8.self)
+        }
+        var truncated = fetched.isTruncated
+        if text.count > configuration.maximumCharacters {
+            text = String(text.prefix(configuration.maximumCharacters))
+            truncated = true
+        }
+        return Page(url: fetched.url.absoluteString, title: title, text: text, truncated: truncated)
+    }
+
+    private static func mediaType(_ contentType: String?) -> String {
+        (contentType ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+
+    private static func charset(_ contentType: String?) -> String? {
+        guard let contentType, let range = contentType.range(of: "charset=", options: .caseInsensitive) else { return nil }
+        return contentType[range.upperBound...].split(separator: ";").first.map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"'"))
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import LocalLLMKit
+import LocalLLMKitTools
+import Testing
+
+@Suite("The tool loop through the real model", .timeLimit(.minutes(3)))
+struct ToolLoopTests {
+    static func qwen3() throws -> String {
+        let prefix = ProcessInfo.processInfo.environment["LLMKIT_PREFIX"] ?? "/usr/local"
+        return try String(contentsOfFile: prefix + "/share/llmkit/templates/Qwen-Qwen3-0.6B.jinja", encoding: .utf8)
+    }
+
+    @Test("tool choice required: the grammar forces a valid call, the loop runs it and ends with an answer")
+    func calculate() async throws {
+        let model = try await LocalModel.load(from: LocalModel.defaultModelURL(), configuration: .init(contextLength: 2048))
+        let conversation = try Conversation(model: model, tools: [Calculator(), UnitConverter()],
+                                            configuration: .init(chatTemplate: Self.qwen3()))
+        var started: [ToolInvocation] = [], finished: [ToolInvocation] = []
+        let stream = conversation.streamResponse(to: "What is 12 times 7?", options: .init(
+            maximumTokens: 64, temperature: 0, toolChoice: .named("calculate"), maximumToolRounds: 2))
+        for try await event in stream {
+            if case .toolCallStarted(let call) = event { started.append(call) }
+            if case .toolCallFinished(let call) = event { finished.append(call) }
+        }
+        let response = try await stream.result
+        #expect(!started.isEmpty)
+        #expect(started.map(\.id) == finished.map(\.id))
+        let first = try #require(finished.first)
+        #expect(first.name == "calculate")
+        #expect(first.round == 1)
+        let arguments = try #require(try JSONSerialization.jsonObject(with: Data(first.arguments.utf8)) as? [String: Any])
+        #expect(["add", "subtract", "multiply", "divide", "power"].contains(arguments["operation"] as? String))
+        #expect(arguments["a"] is Double || arguments["a"] is Int)
+        #expect(first.isError == false || first.output?.contains("division by zero") == true)
+        #expect(response.toolInvocations.map(\.id) == finished.map(\.id))
+        #expect([StopReason.endOfText, .maximumTokens, .toolRounds].contains(response.stopReason))
+
+        // The transcript: user, assistant with the call, tool result with the same id, and the answer.
+        let transcript = await conversation.transcript
+        #expect(transcript.first?.role == .user)
+        let assistant = try #require(transcript.first { !$0.toolCalls.isEmpty })
+        let callID = try #require(assistant.toolCalls.first?.id)
+        let result = try #require(transcript.first { $0.role == .tool })
+        #expect(result.toolCallID == callID)
+        #expect(result.content == first.output)
+        #expect(result.name == "calculate")
+        #expect(transcript.last?.role == .assistant || transcript.last?.role == .tool)
+    }
+}
