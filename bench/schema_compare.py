@@ -18,16 +18,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from compare import default_model
+
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "Here is a JSON document describing a product review:\n"
-
-
-def default_model() -> str:
-    if os.environ.get("LLMKIT_MODEL"):
-        return os.environ["LLMKIT_MODEL"]
-    cache = os.environ.get("LLMKIT_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "llmkit")
-    return os.path.realpath(os.path.join(cache, "models", "default.gguf"))
 
 
 def llama_completion(binary, model, threads, tokens, seed, schema):
