@@ -26,9 +26,18 @@ let package = Package(
             name: "CLlamaBridge",
             dependencies: ["CLlama", "CLlamaCommon"]
         ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "CDigest",
+            dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
+        ),
         .target(
             name: "LocalLLMKit",
-            dependencies: ["CLlama", "CLlamaBridge"]
+            dependencies: ["CLlama", "CLlamaBridge", .target(name: "CDigest", condition: .when(platforms: [.linux]))]
         ),
         .systemLibrary(
             name: "CLibXML2",
@@ -49,7 +58,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalLLMKitTests",
-            dependencies: ["LocalLLMKit", "CLlama"]
+            dependencies: ["LocalLLMKit", "CLlama"],
+            exclude: ["Support/download_server.py"]
         ),
         .testTarget(
             name: "LocalLLMKitToolsTests",

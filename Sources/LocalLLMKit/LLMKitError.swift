@@ -50,6 +50,20 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case toolsUnsupported(template: String)
     /// A tool is unusable: a bad or repeated name, or arguments that have no schema.
     case invalidTool(name: String, reason: String)
+    /// A model reference (URL, `hf:` path, `org/repo:QUANT`, file name) that cannot be used.
+    case invalidModelReference(String, reason: String)
+    /// A download from `url` failed.
+    case downloadFailed(url: String, reason: String)
+    /// A downloaded or imported file's SHA-256 is not the one expected.
+    case checksumMismatch(url: String, expected: String, actual: String)
+    /// Not enough free disk space at `path`.
+    case insufficientDiskSpace(path: String, needed: Int64, available: Int64)
+    /// No model in the library has this id or name.
+    case modelNotInLibrary(String)
+    /// The model belongs to another program's cache (Hugging Face, Ollama) and is never changed.
+    case readOnlyModel(String)
+    /// The model library's folder could not be read or written.
+    case libraryFailure(path: String, reason: String)
 }
 
 extension LLMKitError: LocalizedError {
@@ -100,6 +114,20 @@ extension LLMKitError: LocalizedError {
             return "the chat template (\(template)) cannot render tools; pass a template that supports tool calls"
         case .invalidTool(let name, let reason):
             return "invalid tool \(name): \(reason)"
+        case .invalidModelReference(let reference, let reason):
+            return "invalid model reference \(reference): \(reason)"
+        case .downloadFailed(let url, let reason):
+            return "download of \(url) failed: \(reason)"
+        case .checksumMismatch(let url, let expected, let actual):
+            return "\(url) has SHA-256 \(actual), expected \(expected); the file was deleted"
+        case .insufficientDiskSpace(let path, let needed, let available):
+            return "not enough disk space at \(path): \(needed) bytes needed, \(available) available"
+        case .modelNotInLibrary(let id):
+            return "no model \(id) in the library"
+        case .readOnlyModel(let id):
+            return "\(id) belongs to another program's model cache and is never changed or deleted"
+        case .libraryFailure(let path, let reason):
+            return "model library \(path): \(reason)"
         }
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+
+/// How far a download has got.
+public struct DownloadProgress: Sendable, Equatable {
+    /// Bytes on disk so far (including those of an earlier, interrupted attempt).
+    public var bytes: Int64
+    /// The whole size, when known.
+    public var total: Int64?
+    /// `bytes / total`, when the total is known.
+    public var fraction: Double? { total.flatMap { $0 > 0 ? Double(bytes) / Double($0) : nil } }
+    /// The current speed.
+    public var bytesPerSecond: Double
+}
+
+/// A download in progress: its progress as a stream, and the model it yields.
+public struct ModelDownload: Sendable {
+    /// Progress updates, until the download ends.
+    public let progress: AsyncStream<DownloadProgress>
+    let transfer: DownloadTransfer
+
+    /// The registered model, once the file is downloaded and verified.
+    /// - Throws: the error that stopped the download.
+    public var value: ModelRecord {
+        get async throws { try await transfer.outcome.value }
+    }
+
+    /// Stops the download (for every request sharing it). The bytes so far stay, so a
+    /// later download of the same model resumes.
+    public func cancel() {
+        transfer.cancel()
+    }
+}
+
+/// One transfer, shared by every ``ModelDownload`` of the same model.
+final class DownloadTransfer: Sendable {
+    let outcome = Promise<ModelRecord>()
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var subscribers: [AsyncStream<DownloadProgress>.Continuation] = []
+        var last: DownloadProgress?
+        var finished = false
+        var task: Task<Void, Never>?
+        var cancelled = false
+    }
+
+    /// A progress stream that starts with the latest update.
+    func subscribe() -> AsyncStream<DownloadProgress> {
+        let (stream, continuation) = AsyncStream<DownloadProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let finished = state.withLock { state -> Bool in
+            if let last = state.last { continuation.yield(last) }
+            if !state.finished { state.subscribers.append(continuation) }
+            return state.finished
+        }
+        if finished { continuation.finish() }
+        return stream
+    }
+
+    func publish(_ progress: DownloadProgress) {
+        let subscribers = state.withLock { state in
+            state.last = progress
+            return state.subscribers
+        }
+        subscribers.forEach { $0.yield(progress) }
+    }
+
+    func start(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    func finish(_ result: Result<ModelRecord, any Error>) {
+        let subscribers = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers = [] }
+            return state.subscribers
+        }
+        subscribers.forEach { $0.finish() }
+        outcome.settle(result)
+    }
+
+    func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }?.cancel()
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+extension ModelLibrary {
+    /// Adds a local GGUF file to the library, by copy (the default) or by move. The
+    /// header is validated and the metadata read first; the SHA-256 is computed in chunks,
+    /// off the caller's actor. Importing the same file twice gives one entry.
+    /// - Throws: ``LLMKitError/invalidModelFile(path:reason:)``, ``LLMKitError/insufficientDiskSpace(path:needed:available:)``
+    ///   or ``LLMKitError/libraryFailure(path:reason:)``.
+    public func importModel(at url: URL, moving: Bool = false, name: String? = nil) async throws -> ModelRecord {
+        let file = try GGUFFile(contentsOf: url)
+        let fileName = try Self.safeFileName(url.lastPathComponent)
+        if !moving { try ensureSpace(for: file.fileSize) }
+        let sha256 = try await Self.sha256(of: url)
+        let record = ModelRecord(file: file, sha256: sha256, name: name, fileName: fileName, sourceURLs: [])
+        return try install(url, moving: moving, record: record)
+    }
+
+    /// The SHA-256 of a file, computed on a background task.
+    static func sha256(of url: URL) async throws -> String {
+        try await Task.detached(priority: .utility) { try SHA256Digest.file(at: url) }.value
+    }
+
+    /// Throws unless `bytes` (plus a small margin) fit on the library's volume.
+    func ensureSpace(for bytes: Int64) throws {
+        guard let available = freeSpace(root) else { return }
+        let needed = bytes + 16 << 20
+        if available < needed {
+            throw LLMKitError.insufficientDiskSpace(path: root.path, needed: needed, available: available)
+        }
+    }
+
+    /// A file name with no folder parts: no `/`, no `..`, not hidden.
+    static func safeFileName(_ name: String) throws -> String {
+        guard !name.isEmpty, !name.contains("/"), !name.contains("\\"), name != ".", name != "..", !name.hasPrefix("."),
+              !name.contains("\0") else {
+            throw LLMKitError.invalidModelReference(name, reason: "a file name must not contain folders, `..` or a leading dot")
+        }
+        return name
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// A model managed by a ``ModelLibrary``: its file and what is known about it. Stored as
+/// `metadata.json` next to the file.
+public struct ModelRecord: Codable, Sendable, Equatable, Identifiable {
+    /// A stable id: the name as a slug, plus the start of the SHA-256.
+    public var id: String
+    /// A display name.
+    public var name: String
+    /// The GGUF file's name inside the model's folder.
+    public var fileName: String
+    /// The file's size in bytes.
+    public var bytes: Int64
+    /// The file's SHA-256, 64 lowercase hexadecimal digits.
+    public var sha256: String
+    /// Where it was downloaded from (empty for an import).
+    public var sourceURLs: [String]
+    /// `general.architecture`.
+    public var architecture: String?
+    /// The number of weights.
+    public var parameterCount: Int64
+    /// The quantization scheme, e.g. `Q4_K_M`.
+    public var quantization: String?
+    /// The training context length.
+    public var trainingContextLength: Int?
+    /// Whether the file embeds a chat template.
+    public var hasChatTemplate: Bool
+    /// When it was added.
+    public var addedAt: Date
+
+    /// A string that finds this model again after a restart: persist
+    /// `selection.storageValue` and pass it to ``ModelLibrary/resolve(_:)``.
+    public var selection: ModelSelection { ModelSelection("library:" + id) }
+
+    /// Describes a GGUF file whose SHA-256 is known.
+    init(file: GGUFFile, sha256: String, name: String?, fileName: String, sourceURLs: [String]) {
+        let displayName = name ?? file.name ?? String(fileName.dropLast(fileName.hasSuffix(".gguf") ? 5 : 0))
+        self.id = Self.slug(displayName) + "-" + sha256.prefix(8)
+        self.name = displayName
+        self.fileName = fileName
+        self.bytes = file.fileSize
+        self.sha256 = sha256
+        self.sourceURLs = sourceURLs
+        self.architecture = file.architecture
+        self.parameterCount = file.parameterCount
+        self.quantization = file.quantization
+        self.trainingContextLength = file.trainingContextLength
+        self.hasChatTemplate = file.hasChatTemplate
+        self.addedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))   // as metadata.json keeps it
+    }
+
+    /// Lowercase letters, digits, `.`, `_` and `-`; everything else becomes `-`.
+    static func slug(_ text: String) -> String {
+        let mapped = text.lowercased().map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || "._-".contains($0) ? $0 : "-" }
+        let collapsed = String(mapped).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
+        return collapsed.isEmpty ? "model" : String(collapsed.prefix(60))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, bytes, sha256, architecture, quantization
+        case fileName = "file_name"
+        case sourceURLs = "source_urls"
+        case parameterCount = "parameter_count"
+        case trainingContextLength = "training_context_length"
+        case hasChatTemplate = "has_chat_template"
+        case addedAt = "added_at"
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}

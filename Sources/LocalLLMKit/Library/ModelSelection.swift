@@ -1,0 +1,75 @@
+import Foundation
+
+/// A stable string that names a model across restarts: `library:<id>`, a cache reference
+/// (`hf-cache:…`, `ollama:…`), or `file:<path>`. Persist ``storageValue``; resolve it
+/// later with ``ModelLibrary/resolve(_:)``.
+public struct ModelSelection: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The string to store.
+    public let storageValue: String
+
+    /// Wraps a stored string.
+    public init(_ storageValue: String) {
+        self.storageValue = storageValue
+    }
+
+    /// A selection of a file by path.
+    public static func file(_ url: URL) -> ModelSelection { ModelSelection("file:" + url.path) }
+
+    /// The stored string.
+    public var description: String { storageValue }
+}
+
+/// What a selection points to now.
+public enum SelectionResolution: Sendable, Equatable {
+    /// The model is there.
+    case available(URL)
+    /// It is not (deleted, moved, cache cleared); the reason says what is missing.
+    case unavailable(reason: String)
+
+    /// The file, when available.
+    public var url: URL? {
+        if case .available(let url) = self { return url }
+        return nil
+    }
+}
+
+extension ModelLibrary {
+    /// Finds the model a stored selection names, without throwing: a stale selection gives
+    /// ``SelectionResolution/unavailable(reason:)``.
+    public func resolve(_ selection: ModelSelection) -> SelectionResolution {
+        let value = selection.storageValue
+        func exists(_ url: URL) -> SelectionResolution {
+            FileManager.default.fileExists(atPath: url.path) ? .available(url) : .unavailable(reason: "\(url.path) no longer exists")
+        }
+        if value.hasPrefix("library:") {
+            let id = String(value.dropFirst(8))
+            guard let record = try? model(id), record.id == id else {
+                return .unavailable(reason: "the library has no model \(id) any more")
+            }
+            return exists(url(of: record))
+        }
+        if value.hasPrefix("hf-cache:") {
+            guard let file = HuggingFaceCache(environment: environment).file(for: value) else {
+                return .unavailable(reason: "\(value) is not a valid Hugging Face cache reference")
+            }
+            return exists(file)
+        }
+        if value.hasPrefix("ollama:") {
+            guard let entry = OllamaStore(environment: environment).models().first(where: { $0.id == value }) else {
+                return .unavailable(reason: "Ollama's store has no \(value.dropFirst(7)) any more")
+            }
+            return exists(entry.url)
+        }
+        if value.hasPrefix("file:") {
+            return exists(URL(filePath: String(value.dropFirst(5))))
+        }
+        return .unavailable(reason: "\(value) is not a model selection")
+    }
+
+    /// The model a user named: a library id or name, a cache reference, or a selection string.
+    public func locate(_ name: String) throws -> URL? {
+        if let record = try model(name) { return url(of: record) }
+        if let entry = discovered().first(where: { $0.id == name || $0.name == name }) { return entry.url }
+        return resolve(ModelSelection(name)).url
+    }
+}
