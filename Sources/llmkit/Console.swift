@@ -19,8 +19,17 @@ enum Console {
     static func printJSON(_ value: some Encodable, snakeCaseKeys: Bool = true) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         if snakeCaseKeys { encoder.keyEncodingStrategy = .convertToSnakeCase }
         out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    }
+
+    /// Prints `key  value` lines with the values aligned.
+    static func printFields(_ fields: [(String, String)]) {
+        let width = fields.map(\.0.count).max() ?? 0
+        for (key, value) in fields {
+            out(key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n")
+        }
     }
 
     /// Whether standard input is an interactive terminal.

@@ -48,10 +48,7 @@ enum InfoCommand {
         if arguments.has("--all") {
             lines += file.metadata.keys.sorted().map { ($0, file.metadata[$0]!.description) }
         }
-        let width = lines.map(\.0.count).max() ?? 0
-        for (key, value) in lines {
-            Console.out(key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n")
-        }
+        Console.printFields(lines)
         return .success
     }
 }

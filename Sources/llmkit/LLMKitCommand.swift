@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|info|bench> [options]   (llmkit <command> --help for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|info|bench|pull|list|show|rm|import> [options]   (llmkit <command> --help for details)"
 
     static let help = """
     llmkit \(LLMKitVersion.current): run GGUF language models locally with LocalLLMKit.
@@ -17,6 +17,11 @@ enum LLMKitCommand {
       prompt  print the prompt text a chat template renders for a list of messages
       info    show a GGUF file's metadata without loading its weights
       bench   measure prompt and generation throughput (llama-bench's method)
+      pull    download a model into the library (resumable, verified)
+      list    list the library's models and those of the Hugging Face and Ollama caches
+      show    show one model of the library, of a cache, or a file
+      rm      delete a model of the library
+      import  add a local GGUF file to the library
 
     options:
       -h, --help     show this help
@@ -31,6 +36,11 @@ enum LLMKitCommand {
         PromptCommand.spec.name: PromptCommand.spec,
         InfoCommand.spec.name: InfoCommand.spec,
         BenchCommand.spec.name: BenchCommand.spec,
+        PullCommand.spec.name: PullCommand.spec,
+        ListCommand.spec.name: ListCommand.spec,
+        ShowCommand.spec.name: ShowCommand.spec,
+        RemoveCommand.spec.name: RemoveCommand.spec,
+        ImportCommand.spec.name: ImportCommand.spec,
     ]
 
     static func main() async {
@@ -70,6 +80,11 @@ enum LLMKitCommand {
             case ChatCommand.spec.name: return try await ChatCommand.run(parsed)
             case PromptCommand.spec.name: return try await PromptCommand.run(parsed)
             case InfoCommand.spec.name: return try InfoCommand.run(parsed)
+            case PullCommand.spec.name: return try await PullCommand.run(parsed)
+            case ListCommand.spec.name: return try await ListCommand.run(parsed)
+            case ShowCommand.spec.name: return try await ShowCommand.run(parsed)
+            case RemoveCommand.spec.name: return try await RemoveCommand.run(parsed)
+            case ImportCommand.spec.name: return try await ImportCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }
         } catch let error as UsageError {

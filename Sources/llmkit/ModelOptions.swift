@@ -11,18 +11,29 @@ enum ModelOptions {
     static let flagOptions: Set<String> = ["--verbose"]
     /// Their help text.
     static let help = """
-      -m, --model PATH     GGUF model (default: $LLMKIT_MODEL, else the model installed by scripts/bootstrap)
+      -m, --model MODEL    a GGUF path, or a library id or name (`llmkit list`); default: $LLMKIT_MODEL,
+                           else the model installed by scripts/bootstrap
       -t, --threads N      CPU threads (default: active cores)
       -c, --context N      context length in tokens (default: training length, at most 4096)
           --verbose        show llama.cpp's log on stderr
     """
 
     /// The model file: `--model`, else `$LLMKIT_MODEL`, else the default model.
-    static func modelURL(_ arguments: ParsedArguments) throws -> URL {
-        if let path = arguments.value("--model") {
-            return URL(filePath: path)
+    static func modelURL(_ arguments: ParsedArguments) async throws -> URL {
+        if let name = arguments.value("--model") {
+            return try await locate(name)
         }
         return try LocalModel.defaultModelURL()
+    }
+
+    /// A model the user named: an existing file, else a library id, name or cache reference.
+    /// - Throws: ``LLMKitError/modelNotInLibrary(_:)`` for a name that is neither.
+    static func locate(_ name: String) async throws -> URL {
+        let path = URL(filePath: name)
+        if FileManager.default.fileExists(atPath: path.path) { return path }
+        if let url = try await ModelLibrary().locate(name) { return url }
+        if name.contains("/") || name.hasSuffix(".gguf") { return path }     // loading names the missing file
+        throw LLMKitError.modelNotInLibrary(name)
     }
 
     /// The load configuration from the shared flags.
@@ -37,6 +48,6 @@ enum ModelOptions {
     static func load(_ arguments: ParsedArguments) async throws -> LocalModel {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         let configuration = try configuration(arguments)
-        return try await LocalModel.load(from: try modelURL(arguments), configuration: configuration)
+        return try await LocalModel.load(from: try await modelURL(arguments), configuration: configuration)
     }
 }

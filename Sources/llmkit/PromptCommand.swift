@@ -32,7 +32,7 @@ enum PromptCommand {
         }
         let messages = try readMessages(messagesPath)
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
-        let model = try await LocalModel.load(from: ModelOptions.modelURL(arguments),
+        let model = try await LocalModel.load(from: await ModelOptions.modelURL(arguments),
                                               configuration: .init(vocabularyOnly: true))
         let template = try arguments.value("--chat-template").map {
             try ChatTemplate(model: model, override: GenerationFlags.templateSource($0))

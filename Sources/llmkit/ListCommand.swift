@@ -1,0 +1,43 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit list`: the library's models and those found in the Hugging Face and Ollama caches.
+enum ListCommand {
+    static let spec = CommandSpec(
+        name: "list",
+        usage: "usage: llmkit list [--json]",
+        help: """
+        List the models of the library, then those found in the Hugging Face hub cache
+        ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) and Ollama's store
+        ($OLLAMA_MODELS, ~/.ollama/models), which are read-only. Any id works with --model.
+
+          --json      print an array of objects (id, name, path, bytes, sha256, source, read_only, selection)
+          -h, --help  show this help
+        """,
+        flagOptions: ["--json"]
+    )
+
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        let entries = try await ModelLibrary().entries()
+        if arguments.has("--json") {
+            try Console.printJSON(entries.map(ModelReport.init))
+            return .success
+        }
+        guard !entries.isEmpty else {
+            Console.err("no models; add one with `llmkit pull gemma-3-270m` or `llmkit import FILE.gguf`\n")
+            return .success
+        }
+        let rows = [("ID", "SIZE", "SOURCE", "NAME")] + entries.map { entry in
+            (entry.id, ByteCount.format(entry.bytes),
+             entry.source.rawValue + (entry.isReadOnly ? " (read-only)" : ""), entry.name)
+        }
+        let idWidth = rows.map(\.0.count).max() ?? 0, sizeWidth = rows.map(\.1.count).max() ?? 0
+        let sourceWidth = rows.map(\.2.count).max() ?? 0
+        for row in rows {
+            Console.out([row.0.padding(toLength: idWidth, withPad: " ", startingAt: 0),
+                         String(repeating: " ", count: sizeWidth - row.1.count) + row.1,
+                         row.2.padding(toLength: sourceWidth, withPad: " ", startingAt: 0), row.3].joined(separator: "  ") + "\n")
+        }
+        return .success
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit rm`: deletes a model of the library.
+enum RemoveCommand {
+    static let spec = CommandSpec(
+        name: "rm",
+        usage: "usage: llmkit rm ID",
+        help: """
+        Delete a model of the library, by id or name. Models of the Hugging Face and
+        Ollama caches are never deleted.
+
+          -h, --help  show this help
+        """,
+        maximumPositionals: 1
+    )
+
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        guard let name = arguments.positionals.first else { throw UsageError(message: "missing ID") }
+        let library = ModelLibrary()
+        let record = try await library.model(name)
+        try await library.delete(name)
+        if let record {
+            Console.err("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed\n")
+        }
+        return .success
+    }
+}

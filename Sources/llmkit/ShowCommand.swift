@@ -1,0 +1,40 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit show`: one model of the library, of a cache, or a file.
+enum ShowCommand {
+    static let spec = CommandSpec(
+        name: "show",
+        usage: "usage: llmkit show ID|PATH [--json]",
+        help: """
+        Show a model: a library id or name, a cache reference from `llmkit list`, or a GGUF path.
+
+          --json      print one JSON object
+          -h, --help  show this help
+        """,
+        flagOptions: ["--json"],
+        maximumPositionals: 1
+    )
+
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        guard let name = arguments.positionals.first else { throw UsageError(message: "missing ID or PATH") }
+        let library = ModelLibrary()
+        var report: ModelReport
+        if let record = try await library.model(name) {
+            report = ModelReport(record, in: library)
+        } else if let entry = await library.discovered().first(where: { $0.id == name || $0.name == name }) {
+            report = ModelReport(entry)
+            report.describe(try GGUFFile(contentsOf: entry.url))
+        } else if FileManager.default.fileExists(atPath: name) {
+            report = ModelReport(file: try GGUFFile(contentsOf: URL(filePath: name)))
+        } else {
+            throw LLMKitError.modelNotInLibrary(name)
+        }
+        if arguments.has("--json") {
+            try Console.printJSON(report)
+        } else {
+            Console.printFields(report.fields)
+        }
+        return .success
+    }
+}
