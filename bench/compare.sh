@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: llmkit against llama.cpp's own tools on the default model, a 10-turn
-# conversation with and without KV-cache reuse, and schema-constrained generation.
+# conversation with and without KV-cache reuse, schema-constrained generation, and
+# model downloads against curl.
 # Extra arguments go to compare.py (see `bench/compare.py --help`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,3 +12,6 @@ echo "10-turn conversation, KV-cache reuse against re-evaluating the whole histo
 echo
 echo "Generation constrained by a JSON Schema, next to unconstrained:"
 python3 bench/schema_compare.py
+echo
+echo "Model download from 127.0.0.1, llmkit pull against curl + sha256sum:"
+python3 bench/download_compare.py

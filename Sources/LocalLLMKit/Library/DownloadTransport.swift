@@ -78,8 +78,12 @@ private final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked
     private let lock = NSLock()
     private let handle: FileHandle
     private let offset: Int64
+    private let file: URL
     private let progress: @Sendable (Int64, Int64?) -> Void
     private var written: Int64 = 0
+    private var pending = Data()
+    private var writeError: (any Error)?
+    private var task: URLSessionDataTask?
     private var expected: Int64?
     private var result: TransferResult?
     private var continuation: CheckedContinuation<TransferResult, any Error>?
@@ -90,6 +94,7 @@ private final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked
         }
         handle = try FileHandle(forWritingTo: file)
         self.offset = offset
+        self.file = file
         self.progress = progress
     }
 
@@ -98,7 +103,10 @@ private final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked
     }
 
     func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<TransferResult, any Error>) {
-        lock.withLock { self.continuation = continuation }
+        lock.withLock {
+            self.continuation = continuation
+            self.task = task
+        }
         task.resume()
     }
 
@@ -134,20 +142,40 @@ private final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let written: (Int64, Int64?)? = lock.withLock {
-            guard let result, (200..<300).contains(result.statusCode) else { return nil }   // an error page
-            try? handle.write(contentsOf: data)
+            guard let result, (200..<300).contains(result.statusCode), writeError == nil else { return nil }   // an error page
+            pending.append(data)
+            if pending.count >= 1 << 20 { flush() }         // few large writes keep up with a fast network
             self.written += Int64(data.count)
             return ((result.resumed ? offset : 0) + self.written, result.totalBytes)
         }
         if let (size, total) = written { progress(size, total) }
     }
 
+    /// Writes the buffered bytes (called with the lock held); a failure (a full disk) is kept
+    /// and ends the transfer.
+    private func flush() {
+        guard !pending.isEmpty, writeError == nil else { return }
+        do {
+            try handle.write(contentsOf: pending)
+        } catch {
+            writeError = error
+            task?.cancel()
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let (continuation, outcome): (CheckedContinuation<TransferResult, any Error>?, Result<TransferResult, any Error>) = lock.withLock {
             let continuation = self.continuation
             self.continuation = nil
+            self.task = nil
+            flush()
             try? handle.synchronize()
             if let result, !(200..<300).contains(result.statusCode) { return (continuation, .success(result)) }
+            if let writeError {
+                return (continuation, .failure(LLMKitError.libraryFailure(path: file.path,
+                                                                          reason: "cannot write: \(writeError.localizedDescription)")))
+            }
             if let error { return (continuation, .failure(TransferInterrupted(error.localizedDescription))) }
             guard let result else { return (continuation, .failure(TransferInterrupted("no response"))) }
             if let expected, written < expected {
