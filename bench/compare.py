@@ -72,12 +72,15 @@ def main() -> None:
         "llama-bench": [llama_bench, *common, "-o", "json"],
     }
     samples: dict[tuple[str, str], list[float]] = {}
+    backends: dict[str, str] = {}
     pair_ratios: dict[str, list[float]] = {}
     for pair in range(args.pairs):
         means: dict[tuple[str, str], float] = {}
         for tool in ["llmkit", "llama-bench", "llama-bench", "llmkit"]:
             output = run(commands[tool])
             for test in json.loads(output):
+                backends[tool] = f"{test.get('backends', '?')}, ngl {test.get('n_gpu_layers', '?')}" + (
+                    f", {test['gpu_info']}" if test.get("gpu_info") else "")
                 name = f"pp{test['n_prompt']}" if test["n_prompt"] else f"tg{test['n_gen']}"
                 samples.setdefault((tool, name), []).extend(test["samples_ts"])
                 means.setdefault((tool, name), 0.0)
@@ -95,13 +98,16 @@ def main() -> None:
         "llama-completion": [llama_completion, "-m", args.model, "-t", str(args.threads), "-c", str(args.context),
                              "-n", str(args.n), "--temp", "0", "-no-cnv", "-p", prompt],
     }
-    peaks: dict[str, list[int]] = {name: [] for name in memory_commands}
+    peaks: dict[str, list[int]] = {name: [] for name in memory_commands}  # --memory-runs 0 skips them
     for index in range(args.memory_runs):
         order = list(memory_commands) if index % 2 == 0 else list(reversed(memory_commands))
         for name in order:
             peaks[name].append(peak_rss(memory_commands[name]))
 
-    print(f"\nmodel: {args.model}\nthreads: {args.threads}, repetitions per run: {args.r}, ABBA pairs: {args.pairs}\n")
+    print(f"\nmodel: {args.model}\nthreads: {args.threads}, repetitions per run: {args.r}, ABBA pairs: {args.pairs}")
+    for tool, backend in backends.items():
+        print(f"{tool}: {backend}")
+    print()
     print("| test | llmkit bench t/s | llama-bench t/s | ratio | per-pair ratios |")
     print("|---|---:|---:|---:|---|")
     for name in pair_ratios:
@@ -110,15 +116,20 @@ def main() -> None:
         print(f"| {name} | {statistics.mean(ours):.2f} ± {statistics.stdev(ours):.2f} "
               f"| {statistics.mean(theirs):.2f} ± {statistics.stdev(theirs):.2f} | **{ratio:.3f}** "
               f"| {', '.join(f'{r:.3f}' for r in pair_ratios[name])} |")
+    if args.memory_runs > 0:
+        print_memory(args, peaks)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({
+            "samples": {f"{tool}/{name}": values for (tool, name), values in samples.items()},
+            "pair_ratios": pair_ratios, "peak_rss_kib": peaks, "backends": backends}, indent=2))
+
+
+def print_memory(args, peaks: dict[str, list[int]]) -> None:
     ours_peak, theirs_peak = statistics.median(peaks["llmkit run"]), statistics.median(peaks["llama-completion"])
     print(f"\n| peak RSS, context {args.context}, {args.n} tokens | llmkit run | llama-completion | ratio |")
     print("|---|---:|---:|---:|")
     print(f"| median of {args.memory_runs} (MiB) | {ours_peak / 1024:.1f} | {theirs_peak / 1024:.1f} "
           f"| **{ours_peak / theirs_peak:.3f}** |")
-    if args.json_out:
-        Path(args.json_out).write_text(json.dumps({
-            "samples": {f"{tool}/{name}": values for (tool, name), values in samples.items()},
-            "pair_ratios": pair_ratios, "peak_rss_kib": peaks}, indent=2))
 
 
 if __name__ == "__main__":

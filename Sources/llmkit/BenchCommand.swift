@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [--json] | bench --conversation TURNS | bench --schema FILE.json",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -17,6 +17,7 @@ enum BenchCommand {
           -n, --n-gen N[,N…]      generation lengths; 0 skips tg (default: 128)
           -r, --repetitions N     timed runs per test (default: 5)
           -t, --threads N         CPU threads (default: active cores)
+          -ngl, --gpu-layers N    layers on the GPU (default: all when a GPU backend exists, like llama-bench's 99)
               --json              print a JSON array in llama-bench's `-o json` shape
               --conversation N    instead: an N-turn greedy conversation run twice, reusing the KV cache
                                   and re-evaluating the whole history each turn; prompt-evaluation time per
@@ -29,10 +30,10 @@ enum BenchCommand {
           -h, --help              show this help
         """,
         valueOptions: ["--model", "--threads", "--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
-                       "--context", "--schema"],
+                       "--context", "--schema", "--gpu-layers"],
         flagOptions: ["--json", "--verbose"],
         aliases: ["-m": "--model", "-t": "--threads", "-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions",
-                  "-c": "--context"]
+                  "-c": "--context", "-ngl": "--gpu-layers"]
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
@@ -73,6 +74,7 @@ enum BenchCommand {
             try Console.printJSON(reports)
         } else {
             Console.out("\nbuild: llmkit \(LLMKitVersion.current), llama.cpp \(LLMKitVersion.llamaCpp)\n")
+            Console.out(ComputeDevice.all.map { "device: " + DeviceLine.describe($0) + "\n" }.joined())
         }
         return .success
     }
@@ -83,8 +85,8 @@ struct BenchTable {
     let model: LocalModel
 
     var header: String {
-        "| model                          |       size |     params | backend    | threads |            test |                  t/s |\n"
-            + "| ------------------------------ | ---------: | ---------: | ---------- | ------: | --------------: | -------------------: |\n"
+        "| model                          |       size |     params | backend    | ngl | threads |            test |                  t/s |\n"
+            + "| ------------------------------ | ---------: | ---------: | ---------- | --: | ------: | --------------: | -------------------: |\n"
     }
 
     func row(_ measurement: ThroughputMeasurement) -> String {
@@ -92,7 +94,8 @@ struct BenchTable {
         let params = String(format: "%.2f M", Double(model.parameterCount) / 1e6)
         let rate = String(format: "%.2f ± %.2f", measurement.averageTokensPerSecond, measurement.standardDeviationTokensPerSecond)
         return "| \(pad(model.modelDescription, 30)) | \(pad(size, 10, right: true)) | \(pad(params, 10, right: true)) | "
-            + "\(pad(LocalModel.backendNames.joined(separator: ","), 10)) | \(pad("\(measurement.threads)", 7, right: true)) | "
+            + "\(pad(LocalModel.backendNames.joined(separator: ","), 10)) | \(pad("\(model.gpuLayerCount)", 3, right: true)) | "
+            + "\(pad("\(measurement.threads)", 7, right: true)) | "
             + "\(pad(measurement.test.description, 15, right: true)) | \(pad(rate, 20, right: true)) |\n"
     }
 
@@ -114,6 +117,9 @@ struct BenchReport: Encodable {
     let nBatch: Int
     let nUbatch: Int
     let nThreads: Int
+    let nGpuLayers: Int
+    let gpuInfo: String
+    let devices: [ComputeDevice]
     let nPrompt: Int
     let nGen: Int
     let nDepth = 0
@@ -134,6 +140,9 @@ struct BenchReport: Encodable {
         nBatch = measurement.batchSize
         nUbatch = measurement.microBatchSize
         nThreads = measurement.threads
+        nGpuLayers = model.gpuLayerCount
+        devices = ComputeDevice.all
+        gpuInfo = devices.filter(\.isGPU).map(\.summary).joined(separator: ", ")
         nPrompt = measurement.test.promptTokens
         nGen = measurement.test.generatedTokens
         testTime = ISO8601DateFormatter().string(from: Date())

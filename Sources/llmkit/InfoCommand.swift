@@ -45,6 +45,7 @@ enum InfoCommand {
             ("tensors", "\(file.tensorCount)"),
             ("metadata keys", "\(file.metadata.count)"),
         ]
+        lines += ComputeDevice.all.map { ("device", DeviceLine.describe($0)) }
         if arguments.has("--all") {
             lines += file.metadata.keys.sorted().map { ($0, file.metadata[$0]!.description) }
         }
@@ -66,6 +67,7 @@ struct InfoReport: Encodable {
     let hasChatTemplate: Bool
     let tensorCount: Int
     let metadata: [String: MetadataValue]
+    let devices = ComputeDevice.all
 
     init(file: GGUFFile) {
         path = file.url.path
@@ -82,7 +84,7 @@ struct InfoReport: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case path, architecture, name, quantization, metadata
+        case path, architecture, name, quantization, metadata, devices
         case fileSize = "file_size"
         case ggufVersion = "gguf_version"
         case parameterCount = "parameter_count"

@@ -4,9 +4,9 @@ import LocalLLMKit
 /// The model flags shared by every subcommand that loads a model.
 enum ModelOptions {
     /// The value options it adds to a command.
-    static let valueOptions: Set<String> = ["--model", "--threads", "--context"]
+    static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers"]
     /// Their short spellings.
-    static let aliases = ["-m": "--model", "-t": "--threads", "-c": "--context"]
+    static let aliases = ["-m": "--model", "-t": "--threads", "-c": "--context", "-ngl": "--gpu-layers"]
     /// The flags it adds to a command.
     static let flagOptions: Set<String> = ["--verbose"]
     /// Their help text.
@@ -15,6 +15,7 @@ enum ModelOptions {
                            else the model installed by scripts/bootstrap
       -t, --threads N      CPU threads (default: active cores)
       -c, --context N      context length in tokens (default: training length, at most 4096)
+      -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only)
           --verbose        show llama.cpp's log on stderr
     """
 
@@ -41,6 +42,7 @@ enum ModelOptions {
         var configuration = LocalModel.Configuration()
         configuration.threads = try arguments.integer("--threads", in: 1...1024)
         configuration.contextLength = try arguments.integer("--context", in: 1...(1 << 24))
+        configuration.gpuLayers = try arguments.integer("--gpu-layers", in: 0...100_000)
         return configuration
     }
 

@@ -19,6 +19,9 @@ struct InfoAndBenchTests {
         #expect(object["file_size"] as? Int == Int(file.fileSize))
         let metadata = try #require(object["metadata"] as? [String: Any])
         #expect(metadata["general.architecture"] as? String == "gemma3")
+        let devices = try #require(object["devices"] as? [[String: Any]])
+        #expect(devices.map { $0["name"] as? String } == ComputeDevice.all.map(\.name))
+        #expect(devices.contains { $0["kind"] as? String == "cpu" && ($0["total_memory"] as? Int ?? 0) > 0 })
     }
 
     @Test("info prints a readable summary")
@@ -49,6 +52,10 @@ struct InfoAndBenchTests {
             #expect(object["avg_ns"] as? Int == (nanoseconds[0] + nanoseconds[1] + 1) / 2
                     || object["avg_ns"] as? Int == (nanoseconds[0] + nanoseconds[1]) / 2)
             #expect(object["n_batch"] as? Int == 2048)
+            // This machine has no GPU: llama-bench would say backend CPU, no GPU layers.
+            #expect(object["backends"] as? String == LocalModel.backendNames.joined(separator: ","))
+            #expect(object["n_gpu_layers"] as? Int == (ComputeDevice.gpus.isEmpty ? 0 : 19))
+            #expect((object["devices"] as? [[String: Any]])?.count == ComputeDevice.all.count)
         }
     }
 
@@ -58,6 +65,8 @@ struct InfoAndBenchTests {
         #expect(output.status == 0)
         let lines = output.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("| model") == true)
+        #expect(lines.first?.contains("| ngl |") == true)
+        #expect(lines.filter { $0.hasPrefix("device: ") }.count == ComputeDevice.all.count)
         #expect(lines.contains { $0.contains("pp8") })
         #expect(lines.contains { $0.contains("tg2") })
     }

@@ -21,4 +21,12 @@ extension LocalModel {
             ggml_backend_reg_get(index).flatMap { ggml_backend_reg_name($0) }.map { String(cString: $0) }
         }
     }
+
+    /// The layers that run on a GPU: all of them (the repeating blocks plus the output
+    /// layer) by default when a GPU backend exists, none on a CPU-only build.
+    public nonisolated var gpuLayerCount: Int {
+        guard LlamaRuntime.supportsGPUOffload, !ComputeDevice.gpus.isEmpty else { return 0 }
+        let available = Int(llama_model_n_layer(handle.pointer)) + 1
+        return min(configuration.gpuLayers ?? available, available)
+    }
 }

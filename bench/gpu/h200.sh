@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|all]` (default: all), with the
+# payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
+# exists, so the phases can also run as separate calls.
+#
+#   env     GPU, CUDA, Python and the libraries llmkit needs
+#   build   llama.cpp with CUDA through scripts/bootstrap (LLMKIT_STEPS=llama, LLMKIT_CUDA=1,
+#           the GPU's architecture from nvidia-smi), into .gpu-work/prefix
+#   models  a Llama-7B-shaped Q4_0 file and a Gemma-270M-shaped file, random weights
+#   bench   bench/compare.py on each model: llmkit bench against llama-bench, ABBA-paired
+#
+# Results go to $OUT (or .gpu-work/out): bench-<model>.md and .json, env.txt.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+payload="${LLMKIT_GPU_PAYLOAD:-$root/.gpu-payload}"
+work="${LLMKIT_GPU_WORK:-$root/.gpu-work}"
+out="${OUT:-$work/out}"
+phase="${1:-all}"
+pairs="${LLMKIT_GPU_PAIRS:-3}"
+mkdir -p "$work" "$out"
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+libraries() {
+    export LD_LIBRARY_PATH="$work/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # This machine's libxml2 is used only when the GPU machine has none.
+    if ! ldconfig -p | grep -q 'libxml2.so.2 '; then
+        [ -d "$work/fallback-libs" ] || tar -C "$work" -xJf "$payload/fallback-libs.tar.xz"
+        export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$work/fallback-libs"
+    fi
+}
+
+phase_env() {
+    {
+        date -u +"%Y-%m-%dT%H:%M:%SZ"
+        nvidia-smi --query-gpu=name,compute_cap,memory.total,driver_version --format=csv || true
+        (nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | tail -n 2 || true
+        python3 -c 'import numpy, sys; print("python", sys.version.split()[0], "numpy", numpy.__version__)' || true
+        nproc; cmake --version | head -n 1; grep PRETTY /etc/os-release || true
+    } | tee "$out/env.txt" >&2
+}
+
+phase_build() {
+    if [ ! -x "$work/llmkit" ]; then
+        xz -dc "$payload/llmkit.xz" > "$work/llmkit.partial" && chmod +x "$work/llmkit.partial" && mv "$work/llmkit.partial" "$work/llmkit"
+    fi
+    if [ ! -f "$work/llama.cpp/include/llama.h" ]; then
+        tar -C "$work" -xJf "$payload/llama-src.tar.xz"
+    fi
+    local start=$SECONDS
+    PATH="$PATH:/usr/local/cuda/bin" LLMKIT_STEPS=llama LLMKIT_CUDA=1 LLMKIT_LLAMA_SOURCE="$work/llama.cpp" \
+        LLMKIT_PREFIX="$work/prefix" LLMKIT_CACHE="$work/cache" LLMKIT_JOBS="$(nproc)" bash "$root/scripts/bootstrap"
+    log "llama.cpp ready after $((SECONDS - start)) s: $(cat "$work/prefix/share/llmkit/backend")"
+    libraries
+    ldd "$work/llmkit" | grep -E 'not found|llama|ggml|xml|curl|crypto' >&2 || true
+    "$work/llmkit" --version >&2
+}
+
+phase_models() {
+    if [ ! -f "$work/synth-7b-q4_0.gguf" ]; then
+        log "generating the 7B-shaped Q4_0 model"
+        python3 "$payload/synth_llama_gguf.py" "$work/synth-7b-q4_0.gguf.partial" && mv "$work/synth-7b-q4_0.gguf.partial" "$work/synth-7b-q4_0.gguf"
+    fi
+    if [ ! -f "$work/gemma-shaped.gguf" ]; then
+        log "generating the Gemma-270M-shaped model"
+        python3 "$root/bench/gpu/gemma_shaped.py" "$payload/gemma-header.xz" "$work/gemma-shaped.gguf" 253113024
+    fi
+    ls -l "$work"/*.gguf >&2
+}
+
+phase_bench() {
+    libraries
+    "$work/llmkit" info "$work/gemma-shaped.gguf" | tail -n 3 >&2
+    for model in gemma-shaped synth-7b-q4_0; do
+        log "comparing on $model ($pairs ABBA pairs)"
+        python3 "$root/bench/compare.py" --model "$work/$model.gguf" --prefix "$work/prefix" --llmkit "$work/llmkit" \
+            --threads "$(nproc)" --pairs "$pairs" --memory-runs 0 --json-out "$out/bench-$model.json" | tee "$out/bench-$model.md"
+    done
+    "$work/llmkit" bench --model "$work/gemma-shaped.gguf" -p 512 -n 128 -r 3 | tee "$out/llmkit-bench-table.md"
+}
+
+case "$phase" in
+    env) phase_env ;;
+    build) phase_build ;;
+    models) phase_models ;;
+    bench) phase_bench ;;
+    all) phase_env; phase_build; phase_models; phase_bench ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|all]" >&2; exit 2 ;;
+esac
