@@ -11,13 +11,14 @@
 #   bench   bench/compare.py on each model: llmkit bench against llama-bench, ABBA-paired
 #
 # Results go to $OUT (or .gpu-work/out): bench-<model>.md and .json, env.txt.
+# LLMKIT_GPU_PAIRS (default 5) and LLMKIT_GPU_MODELS ("name:repetitions …") tune the bench phase.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 payload="${LLMKIT_GPU_PAYLOAD:-$root/.gpu-payload}"
 work="${LLMKIT_GPU_WORK:-$root/.gpu-work}"
 out="${OUT:-$work/out}"
 phase="${1:-all}"
-pairs="${LLMKIT_GPU_PAIRS:-3}"
+pairs="${LLMKIT_GPU_PAIRS:-5}"
 mkdir -p "$work" "$out"
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -71,10 +72,13 @@ phase_models() {
 phase_bench() {
     libraries
     "$work/llmkit" info "$work/gemma-shaped.gguf" | tail -n 3 >&2
-    for model in gemma-shaped synth-7b-q4_0; do
-        log "comparing on $model ($pairs ABBA pairs)"
+    # Repetitions per run: a Gemma pp512 takes about 9 ms, so it needs many to average out noise.
+    for spec in ${LLMKIT_GPU_MODELS:-gemma-shaped:30 synth-7b-q4_0:5}; do
+        model="${spec%%:*}" repetitions="${spec##*:}"
+        log "comparing on $model ($pairs ABBA pairs, -r $repetitions)"
         python3 "$root/bench/compare.py" --model "$work/$model.gguf" --prefix "$work/prefix" --llmkit "$work/llmkit" \
-            --threads "$(nproc)" --pairs "$pairs" --memory-runs 0 --json-out "$out/bench-$model.json" | tee "$out/bench-$model.md"
+            --threads "$(nproc)" --pairs "$pairs" -r "$repetitions" --memory-runs 0 --json-out "$out/bench-$model.json" \
+            | tee "$out/bench-$model.md"
     done
     "$work/llmkit" bench --model "$work/gemma-shaped.gguf" -p 512 -n 128 -r 3 | tee "$out/llmkit-bench-table.md"
 }

@@ -85,7 +85,7 @@ extension LocalModel {
         let threadCount = threads ?? configuration.effectiveThreads
         let benchContext = try makeContext(contextLength: test.promptTokens + test.generatedTokens,
                                            fullSlidingWindowCache: false, threads: threadCount)
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix64()                 // cheap, like llama-bench's std::rand()
         let vocabulary = Int32(tokenizer.vocabularySize)
         let bos = tokenizer.addsBeginningOfSequence ? llama_vocab_bos(handle.vocabulary) : nil
 
