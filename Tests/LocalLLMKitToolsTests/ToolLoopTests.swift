@@ -24,15 +24,16 @@ struct ToolLoopTests {
         }
         let response = try await stream.result
         #expect(!started.isEmpty)
-        #expect(started.map(\.id) == finished.map(\.id))
-        let first = try #require(finished.first)
+        // Calls of one round run concurrently: they finish in any order.
+        #expect(started.map(\.id).sorted() == finished.map(\.id).sorted())
+        #expect(response.toolInvocations.map(\.id) == started.map(\.id))
+        let first = try #require(response.toolInvocations.first)
         #expect(first.name == "calculate")
         #expect(first.round == 1)
         let arguments = try #require(try JSONSerialization.jsonObject(with: Data(first.arguments.utf8)) as? [String: Any])
         #expect(["add", "subtract", "multiply", "divide", "power"].contains(arguments["operation"] as? String))
         #expect(arguments["a"] is Double || arguments["a"] is Int)
         #expect(first.isError == false || first.output?.contains("division by zero") == true)
-        #expect(response.toolInvocations.map(\.id) == finished.map(\.id))
         #expect([StopReason.endOfText, .maximumTokens, .toolRounds].contains(response.stopReason))
 
         // The transcript: user, assistant with the call, tool result with the same id, and the answer.

@@ -34,6 +34,8 @@ public enum ResponseEvent: Sendable, Equatable {
     /// The model called a tool; it is about to run.
     case toolCallStarted(ToolInvocation)
     /// A tool finished; its output (or error) is in the invocation and goes back to the model.
+    /// The calls of one round run concurrently, so they finish in any order; the response's
+    /// `toolInvocations` keep the order of the calls.
     case toolCallFinished(ToolInvocation)
     /// The turn is over, after any tool rounds; always the last event, exactly once.
     case done(Conversation.Response)

@@ -9,27 +9,13 @@ final class DownloadServer {
         let range: String?
     }
 
-    private let process = Process()
+    private let process: Process
     let port: Int
 
     init(serving folder: URL) throws {
         let tests = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3", tests.appending(path: "LocalLLMKitTests/Support/download_server.py").path, folder.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw NSError(domain: "DownloadServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "the download server did not start"])
-        }
-        self.port = port
+        (process, port) = try PythonServer.start(tests.appending(path: "LocalLLMKitTests/Support/download_server.py"),
+                                                 arguments: [folder.path])
     }
 
     deinit {
