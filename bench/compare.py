@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,10 +43,12 @@ def run(command: list[str]) -> str:
 
 def peak_rss(command: list[str]) -> int:
     """Runs a command and returns its peak resident memory in KiB."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    if status != 0:
-        sys.exit(f"failed: {' '.join(command)}\n{process.stderr.read().decode()[-2000:]}")
+    with tempfile.TemporaryFile() as errors:     # a file, not a pipe: a long log cannot block the child
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        if status != 0:
+            errors.seek(0)
+            sys.exit(f"failed: {' '.join(command)}\n{errors.read().decode(errors='replace')[-2000:]}")
     return usage.ru_maxrss
 
 

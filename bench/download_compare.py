@@ -26,12 +26,15 @@ SERVER = ROOT / "Tests/LocalLLMKitTests/Support/download_server.py"
 
 def timed(command, env=None):
     """Runs a command; returns (seconds, peak RSS in KiB, stdout)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    out = process.stdout.read().decode()
-    err = process.stderr.read().decode()
+    # Files, not pipes: output the child writes cannot block it while we wait.
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        stdout.seek(0)
+        stderr.seek(0)
+        out, err = stdout.read().decode(), stderr.read().decode()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{command[0]} failed: {err[-800:]}")
     return elapsed, usage.ru_maxrss, out

@@ -3,6 +3,8 @@
 #include "bridge_support.hpp"
 #include "chat_render.hpp"
 
+#include <memory>
+
 #include "json.h"
 
 struct llmkit_chat_templates {
@@ -68,13 +70,15 @@ extern "C" llmkit_chat_render * llmkit_chat_render_create(const llmkit_chat_temp
             inputs.tool_choice = common_chat_tool_choice_parse_oaicompat(request.value("tool_choice", "auto"));
             inputs.parallel_tool_calls = request.value("parallel_tool_calls", false);
         }
-        auto * render = new llmkit_chat_render{common_chat_templates_apply(templates->impl.get(), inputs), {}};
+        // Owned until it is complete, so that a throwing parser load frees it.
+        auto render = std::make_unique<llmkit_chat_render>(
+            llmkit_chat_render{common_chat_templates_apply(templates->impl.get(), inputs), {}});
         render->parser = common_chat_parser_params(render->params);
         render->parser.reasoning_format = COMMON_REASONING_FORMAT_AUTO;
         if (!render->params.parser.empty()) {
             render->parser.parser.load(render->params.parser);
         }
-        return render;
+        return render.release();
     });
 }
 

@@ -35,7 +35,8 @@ bool grammar_allows(llama_sampler * grammar, llama_token token) {
     return std::isfinite(single.data[0].logit);
 }
 
-// Applies the grammar, then the chain, to `candidates`; LLAMA_TOKEN_NULL when the grammar rejects them all.
+// Applies the grammar, then the chain (logit bias included), to `candidates`;
+// LLAMA_TOKEN_NULL when no candidate survives both.
 llama_token sample_allowed(llmkit_sampler & s, std::vector<llama_token_data> & candidates) {
     llama_token_data_array array = {candidates.data(), candidates.size(), -1, false};
     llama_sampler_apply(s.grammar, &array);
@@ -48,7 +49,7 @@ llama_token sample_allowed(llmkit_sampler & s, std::vector<llama_token_data> & c
     }
     llama_sampler_apply(common_sampler_get(s.impl), &array);
     if (array.selected < 0 || !std::isfinite(array.data[array.selected].logit)) {
-        throw std::runtime_error("no token left after applying the grammar and the sampling options");
+        return LLAMA_TOKEN_NULL;       // e.g. every allowed candidate is banned by a logit bias
     }
     return array.data[array.selected].id;
 }
@@ -67,7 +68,11 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
                          [](const llama_token_data & a, const llama_token_data & b) { return a.logit > b.logit; });
         likely.resize(likely_candidates);
         for (llama_token id : s.boosted) {
-            likely.push_back(all[id]);
+            const bool present = std::any_of(likely.begin(), likely.end(),
+                                             [id](const llama_token_data & data) { return data.id == id; });
+            if (!present) {
+                likely.push_back(all[id]);     // once: a duplicate would double its probability
+            }
         }
         const llama_token token = sample_allowed(s, likely);
         if (token != LLAMA_TOKEN_NULL) {
@@ -76,7 +81,7 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
     }
     const llama_token token = sample_allowed(s, all);
     if (token == LLAMA_TOKEN_NULL) {
-        throw std::runtime_error("the grammar allows no token here (it cannot be completed)");
+        throw std::runtime_error("no token is both allowed by the grammar and left by the sampling options (logit bias)");
     }
     return token;
 }

@@ -8,6 +8,9 @@ import Darwin
 /// Decides which hosts `load_webpage` may contact: by default only public internet
 /// addresses, never loopback, private, link-local, multicast or reserved ones (a web
 /// page named by a model must not reach the user's own network).
+///
+/// Limit: the name is resolved here and again by URLSession when it connects, so a DNS
+/// server that answers differently the second time (DNS rebinding) is not stopped.
 struct NetworkPolicy: Sendable {
     /// Whether private and local addresses are allowed (for tests, or a trusted intranet).
     var allowsPrivateNetworks: Bool
@@ -63,6 +66,12 @@ struct NetworkPolicy: Sendable {
         guard address.count == 16 else { return false }
         if address[0..<10].allSatisfy({ $0 == 0 }) && address[10] == 0xFF && address[11] == 0xFF {
             return isPublicIPv4(Array(address[12...]))                          // IPv4-mapped
+        }
+        if address[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] {
+            return isPublicIPv4(Array(address[12...]))                          // 64:ff9b::/96 NAT64
+        }
+        if address[0] == 0x20 && address[1] == 0x02 {
+            return isPublicIPv4(Array(address[2..<6]))                          // 2002::/16 6to4
         }
         if address.allSatisfy({ $0 == 0 }) { return false }                      // ::
         if address[0..<15].allSatisfy({ $0 == 0 }) && address[15] == 1 { return false }   // ::1

@@ -17,6 +17,8 @@ enum BenchCommand {
           -n, --n-gen N[,N…]      generation lengths; 0 skips tg (default: 128)
           -r, --repetitions N     timed runs per test (default: 5)
           -t, --threads N         CPU threads (default: active cores)
+          -c, --context N         context length of the model for --conversation and --schema (pp and tg
+                                  tests size their own, like llama-bench)
           -ngl, --gpu-layers N    layers on the GPU (default: all when a GPU backend exists, like llama-bench's 99)
               --json              print a JSON array in llama-bench's `-o json` shape
               --conversation N    instead: an N-turn greedy conversation run twice, reusing the KV cache
@@ -29,11 +31,10 @@ enum BenchCommand {
               --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
         """,
-        valueOptions: ["--model", "--threads", "--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
-                       "--context", "--schema", "--gpu-layers"],
-        flagOptions: ["--json", "--verbose"],
-        aliases: ["-m": "--model", "-t": "--threads", "-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions",
-                  "-c": "--context", "-ngl": "--gpu-layers"]
+        valueOptions: ModelOptions.valueOptions.union(["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
+                                                       "--schema"]),
+        flagOptions: ModelOptions.flagOptions.union(["--json"]),
+        aliases: ModelOptions.aliases.merging(["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]) { $1 }
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {

@@ -90,7 +90,8 @@ enum GenerationFlags {
         return options
     }
 
-    private static func readFile(_ path: String, option: String) throws -> String {
+    /// The text of a file an option names, or an error naming the option and the file.
+    static func readFile(_ path: String, option: String) throws -> String {
         do {
             return try String(contentsOf: URL(filePath: path), encoding: .utf8)
         } catch {

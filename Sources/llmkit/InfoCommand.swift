@@ -9,7 +9,7 @@ enum InfoCommand {
         help: """
         Show a GGUF file's metadata without loading its weights.
 
-          PATH       the GGUF file (default: $LLMKIT_MODEL, else the model installed by scripts/bootstrap)
+          PATH       a GGUF file, or a library id or name (default: $LLMKIT_MODEL, else the bootstrap's model)
           --json     print one JSON object
           --all      list every metadata key (long arrays are summarized)
           -h, --help show this help
@@ -20,10 +20,10 @@ enum InfoCommand {
         maximumPositionals: 1
     )
 
-    static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let url: URL
-        if let path = arguments.positionals.first ?? arguments.value("--model") {
-            url = URL(filePath: path)
+        if let name = arguments.positionals.first ?? arguments.value("--model") {
+            url = try await ModelOptions.locate(name)
         } else {
             url = try LocalModel.defaultModelURL()
         }

@@ -79,7 +79,7 @@ enum LLMKitCommand {
             case RunCommand.spec.name: return try await RunCommand.run(parsed)
             case ChatCommand.spec.name: return try await ChatCommand.run(parsed)
             case PromptCommand.spec.name: return try await PromptCommand.run(parsed)
-            case InfoCommand.spec.name: return try InfoCommand.run(parsed)
+            case InfoCommand.spec.name: return try await InfoCommand.run(parsed)
             case PullCommand.spec.name: return try await PullCommand.run(parsed)
             case ListCommand.spec.name: return try await ListCommand.run(parsed)
             case ShowCommand.spec.name: return try await ShowCommand.run(parsed)

@@ -18,11 +18,8 @@ enum RemoveCommand {
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         guard let name = arguments.positionals.first else { throw UsageError(message: "missing ID") }
         let library = ModelLibrary()
-        let record = try await library.model(name)
-        try await library.delete(name)
-        if let record {
-            Console.err("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed\n")
-        }
+        let record = try await library.delete(name)
+        Console.err("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed\n")
         return .success
     }
 }

@@ -13,12 +13,7 @@ enum SchemaBenchmark {
     }
 
     static func run(model: LocalModel, schemaPath: String, repetitions: Int, maximumTokens: Int, json: Bool) async throws -> ExitCode {
-        let schema: String
-        do {
-            schema = try String(contentsOf: URL(filePath: schemaPath), encoding: .utf8)
-        } catch {
-            throw LLMKitError.invalidOption(name: "--schema", reason: "cannot read \(schemaPath): \(error.localizedDescription)")
-        }
+        let schema = try GenerationFlags.readFile(schemaPath, option: "--schema")
         let prompt = "Here is a JSON document describing a product review:\n"
         var totals: [String: (tokens: Int, seconds: Double)] = [:]
         for run in 0..<repetitions {
@@ -27,9 +22,10 @@ enum SchemaBenchmark {
                 if constrained { options.outputFormat = .jsonSchema(schema) }
                 let result = try await model.complete(prompt, options: options)
                 let key = constrained ? "constrained" : "unconstrained"
-                let steps = max(result.statistics.generatedTokens - 1, 0)
-                totals[key, default: (0, 0)].tokens += steps
-                totals[key, default: (0, 0)].seconds += Double(steps) / max(result.statistics.generationTokensPerSecond, 1e-9)
+                // Decode-and-sample steps after the first token, and the time they took.
+                let seconds = result.statistics.generationDuration.milliseconds / 1000
+                totals[key, default: (0, 0)].tokens += Int((result.statistics.generationTokensPerSecond * seconds).rounded())
+                totals[key, default: (0, 0)].seconds += seconds
             }
         }
         let rows = ["unconstrained", "constrained"].map { key in

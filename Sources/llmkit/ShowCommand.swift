@@ -22,7 +22,7 @@ enum ShowCommand {
         var report: ModelReport
         if let record = try await library.model(name) {
             report = ModelReport(record, in: library)
-        } else if let entry = await library.discovered().first(where: { $0.id == name || $0.name == name }) {
+        } else if let entry = try await library.entry(named: name) {
             report = ModelReport(entry)
             report.describe(try GGUFFile(contentsOf: entry.url))
         } else if FileManager.default.fileExists(atPath: name) {

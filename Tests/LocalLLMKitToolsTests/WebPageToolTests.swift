@@ -108,6 +108,9 @@ struct WebPageToolTests {
         #expect(!NetworkPolicy.isPublic([172, 20, 0, 1]))
         #expect(!NetworkPolicy.isPublic([100, 100, 0, 1]))
         #expect(!NetworkPolicy.isPublic([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 127, 0, 0, 1]))
+        #expect(!NetworkPolicy.isPublic([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0, 192, 168, 1, 1]))     // NAT64 of a private address
+        #expect(NetworkPolicy.isPublic([0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8]))
+        #expect(!NetworkPolicy.isPublic([0x20, 0x02, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]))        // 6to4 of 10.0.0.1
         #expect(NetworkPolicy.isPublic([0x26, 0x06, 0x28, 0, 0x02, 0x20, 0, 1, 0x02, 0x48, 0x18, 0x93, 0x25, 0xc8, 0x19, 0x46]))
     }
 }

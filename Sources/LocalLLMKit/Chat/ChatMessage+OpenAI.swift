@@ -23,7 +23,7 @@ extension ChatMessage: Codable {
             content = text
         } else if let parts = try? container.decodeIfPresent([TextPart].self, forKey: .content) {
             content = parts.map(\.text).joined(separator: "\n")
-        } else if try container.decodeNil(forKey: .content) || !container.contains(.content) {
+        } else if try !container.contains(.content) || container.decodeNil(forKey: .content) {
             content = ""
         } else {
             throw DecodingError.dataCorruptedError(forKey: .content, in: container,

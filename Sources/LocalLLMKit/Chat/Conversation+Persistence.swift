@@ -4,7 +4,9 @@ extension Conversation {
     /// Saves the transcript, the settings and the KV cache to one file, atomically
     /// (a temporary file, then a rename): an existing file is replaced whole or not at all.
     /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)`` when it cannot be written.
-    public func save(to url: URL) throws {
+    public func save(to url: URL) async throws {
+        await turnLock.lock()                  // after the turn in progress, if any
+        defer { turnLock.unlock() }
         var saved = configuration
         saved.contextLength = contextLength
         let archive = ConversationArchive(
@@ -28,6 +30,11 @@ extension Conversation {
     public init(restoringFrom url: URL, model: LocalModel, tools: [any ConversationTool] = []) throws {
         let archive = try Self.readArchive(url, for: model)
         let header = archive.header
+        do {
+            try header.configuration.validate()
+        } catch {
+            throw LLMKitError.invalidConversationFile(path: url.path, reason: "its configuration: \(error.localizedDescription)")
+        }
         var context: InferenceContext?
         if !header.cachedTokens.isEmpty {
             context = try model.makeContext(contextLength: header.configuration.contextLength ?? model.contextLength,
@@ -42,7 +49,9 @@ extension Conversation {
     /// error the conversation is left as it was.
     /// - Throws: as ``init(restoringFrom:model:)``, and ``LLMKitError/incompatibleConversationFile(path:reason:)``
     ///   when the file's context length or template differs from this conversation's.
-    public func load(from url: URL) throws {
+    public func load(from url: URL) async throws {
+        await turnLock.lock()                  // after the turn in progress, if any
+        defer { turnLock.unlock() }
         let archive = try Self.readArchive(url, for: model)
         let header = archive.header
         func incompatible(_ reason: String) -> LLMKitError { .incompatibleConversationFile(path: url.path, reason: reason) }

@@ -21,7 +21,7 @@ extension Conversation {
         var history = transcript
         var dropped = 0
         let reserved = options.maximumTokens ?? 1
-        let offer = try toolBox.isEmpty ? (tools: [], choice: "none") : toolBox.offer(toolChoice)
+        let offer = try toolBox.offer(toolChoice)
         while true {
             let rendered = try template.render(history + pending, addGenerationPrompt: true,
                                                enableThinking: options.enableThinking,

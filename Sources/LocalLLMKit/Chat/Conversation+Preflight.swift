@@ -25,9 +25,7 @@ extension Conversation {
         let plan = try planTurn([.user(Self.userMessage(prompt, options: options))], options: options,
                                 toolChoice: Self.toolChoice(for: options, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
-        let cached = cache.map { cache in
-            min(zip(cache.cachedTokens, plan.tokens).prefix { $0 == $1 }.count, max(plan.tokens.count - 1, 0))
-        } ?? 0
+        let cached = cache?.reusablePrefix(for: plan.tokens, reusingCache: configuration.reusesPromptCache) ?? 0
         return Preflight(promptTokens: plan.tokens.count, cachedTokens: cached, contextLength: contextLength,
                          fits: plan.fits, maximumResponseTokens: plan.fits ? min(options.maximumTokens ?? room, room) : 0,
                          droppedTurns: plan.droppedTurns)

@@ -34,14 +34,14 @@ extension Conversation {
                                     chat: toolChoice == .none ? nil : rendered.render, preservedTokens: preserved)
         var raw = ""
         var tracker = ReplyTracker()
-        var thinkingChunks = 0
         var phases: [ToolInvocation.Phase] = []
         let result = try run.execute { chunk in
             raw += chunk
             guard let parsed = try? rendered.render.parse(raw, isPartial: true) else { return }
-            if parsed.content.isEmpty && !parsed.reasoningContent.isEmpty { thinkingChunks += 1 }
-            while phases.count < parsed.toolCalls.count {
-                phases.append(parsed.content.isEmpty && !parsed.reasoningContent.isEmpty ? .thinking : .answer)
+            if phases.count < parsed.toolCalls.count {
+                // A call made before the thinking block closed belongs to the thinking phase.
+                let thinking = !parsed.reasoningContent.isEmpty && !rendered.thinkingEndTags.contains { raw.contains($0) }
+                phases += Array(repeating: thinking ? .thinking : .answer, count: parsed.toolCalls.count - phases.count)
             }
             tracker.update(to: parsed).forEach(emit)
         }
@@ -49,7 +49,8 @@ extension Conversation {
             ?? (try? rendered.render.parse(raw, isPartial: true)) ?? tracker.reply
         tracker.update(to: final).forEach(emit)
         var statistics = result.statistics
-        statistics.thinkingTokens = thinkingChunks
+        statistics.thinkingTokens = final.reasoningContent.isEmpty ? 0
+            : (try? model.tokenizer.tokenize(final.reasoningContent, addSpecial: false, parseSpecial: false).count) ?? 0
         // A call cut off by the token limit has unfinished arguments: it is dropped.
         let complete = final.toolCalls.enumerated().filter { _, call in
             (try? OrderedJSONParser.parse(call.arguments)) != nil

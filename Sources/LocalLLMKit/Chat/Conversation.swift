@@ -90,8 +90,11 @@ public actor Conversation {
         self.cache = cache
     }
 
-    /// Forgets every turn (keeping the instructions) and empties the cache.
-    public func reset() {
+    /// Forgets every turn (keeping the instructions) and empties the cache, after the turn in
+    /// progress, if any.
+    public func reset() async {
+        await turnLock.lock()
+        defer { turnLock.unlock() }
         transcript = instructions.map { [.system($0)] } ?? []
         turnCount = 0
         cache?.clearMemory()

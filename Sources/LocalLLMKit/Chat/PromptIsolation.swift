@@ -4,24 +4,32 @@
 /// The template is rendered a second time with each content replaced by a unique
 /// placeholder. If putting the contents back into that rendering reproduces the real
 /// prompt exactly, the placeholders mark where each content lies. If not (the
-/// template trims, escapes or inspects contents), there is no safe split.
+/// template trims, escapes or inspects some contents, e.g. a tool result it parses
+/// as JSON), only the messages whose placeholder alone round-trips are isolated; the
+/// others are parsed for special tokens with the template text.
 enum PromptIsolation {
     private static let marker: Character = "\u{F8FF}"
 
-    /// The prompt's segments, or nil when contents cannot be located safely.
+    /// The prompt's segments, and whether every content is isolated; nil when none can be.
     static func segments(of prompt: String, messages: [ChatMessage],
-                         renderMasked: ([ChatMessage]) throws -> String) throws -> [PromptSegment]? {
+                         renderMasked: ([ChatMessage]) throws -> String) throws -> (segments: [PromptSegment], complete: Bool)? {
         let contents = messages.map(\.content)
-        guard contents.contains(where: { !$0.isEmpty }) else {
-            return [PromptSegment(text: prompt, parsesSpecialTokens: true)]
+        let candidates = messages.indices.filter { !contents[$0].isEmpty }
+        guard !candidates.isEmpty else {
+            return ([PromptSegment(text: prompt, parsesSpecialTokens: true)], true)
         }
-        var masked = messages
-        for index in masked.indices where !masked[index].content.isEmpty {
-            masked[index].content = placeholder(index)
+        func segments(masking indices: [Int]) -> [PromptSegment]? {
+            var masked = messages
+            for index in indices { masked[index].content = placeholder(index) }
+            guard let rendering = try? renderMasked(masked) else { return nil }
+            let segments = split(rendering, contents: contents)
+            return segments.map(\.text).joined() == prompt ? segments : nil
         }
-        guard let rendering = try? renderMasked(masked) else { return nil }
-        let segments = split(rendering, contents: contents)
-        return segments.map(\.text).joined() == prompt ? segments : nil
+        if let all = segments(masking: candidates) { return (all, true) }
+        // One render per message: only in this fallback, for templates that transform some contents.
+        let isolatable = candidates.filter { segments(masking: [$0]) != nil }
+        guard !isolatable.isEmpty, let some = segments(masking: isolatable) else { return nil }
+        return (some, false)
     }
 
     private static func placeholder(_ index: Int) -> String { "\(marker)\(index)\(marker)" }

@@ -18,13 +18,14 @@ public struct RenderedChatPrompt: Sendable {
     public let constrainsToolCalls: Bool
     /// Whether every message content could be kept apart from template text, so that
     /// special-token texts in it stay plain text. False when the template transforms
-    /// contents (trimming, escaping); then the whole prompt is parsed for special tokens.
+    /// some contents (trimming, escaping, parsing a tool result as JSON): those contents
+    /// are then parsed for special tokens with the template text; the others stay isolated.
     public let isolatesMessageContents: Bool
 
     let segments: [PromptSegment]
     let render: ChatRenderHandle
 
-    init(details: ChatRenderHandle.Description, segments: [PromptSegment]?, render: ChatRenderHandle) {
+    init(details: ChatRenderHandle.Description, segments: (segments: [PromptSegment], complete: Bool)?, render: ChatRenderHandle) {
         text = details.prompt
         format = details.format
         generationPrompt = details.generationPrompt
@@ -33,8 +34,8 @@ public struct RenderedChatPrompt: Sendable {
         additionalStopSequences = details.additionalStops
         preservedTokens = details.preservedTokens
         constrainsToolCalls = !details.grammar.isEmpty
-        isolatesMessageContents = segments != nil
-        self.segments = segments ?? [PromptSegment(text: details.prompt, parsesSpecialTokens: true)]
+        isolatesMessageContents = segments?.complete ?? false
+        self.segments = segments?.segments ?? [PromptSegment(text: details.prompt, parsesSpecialTokens: true)]
         self.render = render
     }
 }

@@ -122,6 +122,12 @@ public struct CompletionOptions: Sendable, Equatable {
     public func validate() throws {
         func fail(_ name: String, _ reason: String) -> LLMKitError { .invalidOption(name: name, reason: reason) }
         if let maximumTokens, maximumTokens < 1 { throw fail("maximumTokens", "\(maximumTokens) is not at least 1") }
+        // llama.cpp takes these as Float: a Double beyond Float's range would become infinite there.
+        let floats: [(String, Double?)] = [("temperature", temperature), ("repetitionPenalty", repetitionPenalty),
+                                           ("presencePenalty", presencePenalty), ("frequencyPenalty", frequencyPenalty)]
+        if let (name, value) = floats.first(where: { $0.1.map { $0.isFinite && !Float($0).isFinite } ?? false }) {
+            throw fail(name, "\(value!) is too large")
+        }
         if let temperature, !(temperature.isFinite && temperature >= 0) { throw fail("temperature", "\(temperature) is not a finite number ≥ 0") }
         if let topK, topK < 0 { throw fail("topK", "\(topK) is negative") }
         if let topP, !(topP > 0 && topP <= 1) { throw fail("topP", "\(topP) is not in (0, 1]") }
@@ -134,8 +140,8 @@ public struct CompletionOptions: Sendable, Equatable {
         if let penaltyWindow, penaltyWindow < -1 { throw fail("penaltyWindow", "\(penaltyWindow) is below -1") }
         if seed == UInt32.max { throw fail("seed", "\(UInt32.max) is reserved by llama.cpp for “random”; pass nil instead") }
         if stopSequences.contains(where: \.isEmpty) { throw fail("stopSequences", "a stop sequence is empty") }
-        if let (token, bias) = logitBias.first(where: { $0.value.isNaN || $0.value == .infinity }) {
-            throw fail("logitBias", "the bias \(bias) for token \(token) is not a number or -infinity")
+        if let (token, bias) = logitBias.first(where: { $0.value.isNaN || Float($0.value) == .infinity }) {
+            throw fail("logitBias", "the bias \(bias) for token \(token) is not a number, or beyond Float's range (use -infinity to ban it)")
         }
         if maximumToolRounds < 0 { throw fail("maximumToolRounds", "\(maximumToolRounds) is negative") }
         if let thinkingBudget, thinkingBudget < 0 { throw fail("thinkingBudget", "\(thinkingBudget) is negative") }

@@ -9,7 +9,8 @@ public struct GenerationStatistics: Sendable, Equatable {
     public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
     /// Tokens generated (an end-of-generation token is not counted).
     public var generatedTokens: Int = 0
-    /// Generated tokens that belong to the thinking phase (conversations only).
+    /// Generated tokens that belong to the thinking phase (conversations only): the thinking
+    /// text, without its tags, tokenized again.
     public var thinkingTokens: Int = 0
     /// Time spent evaluating the prompt (the part not taken from the cache).
     public var promptDuration: Duration = .zero
@@ -32,14 +33,18 @@ public struct GenerationStatistics: Sendable, Equatable {
             self = round
             return
         }
+        // The rates are over all rounds: the events each rate counted, over the summed time.
+        let promptEvents = promptTokensPerSecond * promptDuration.seconds + round.promptTokensPerSecond * round.promptDuration.seconds
+        let generationEvents = generationTokensPerSecond * generationDuration.seconds
+            + round.generationTokensPerSecond * round.generationDuration.seconds
         promptTokens = round.promptTokens
         cachedPromptTokens = round.cachedPromptTokens
         generatedTokens += round.generatedTokens
         thinkingTokens += round.thinkingTokens
         promptDuration += round.promptDuration
         generationDuration += round.generationDuration
-        promptTokensPerSecond = round.promptTokensPerSecond
-        generationTokensPerSecond = round.generationTokensPerSecond
+        promptTokensPerSecond = promptDuration.seconds > 0 ? promptEvents / promptDuration.seconds : 0
+        generationTokensPerSecond = generationDuration.seconds > 0 ? generationEvents / generationDuration.seconds : 0
     }
 }
 

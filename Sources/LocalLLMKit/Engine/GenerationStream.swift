@@ -58,11 +58,6 @@ public struct GenerationStream<Element: Sendable, Output: Sendable>: AsyncSequen
         }
     }
 
-    /// Waits for the end of generation and returns the whole output; the same as ``result``.
-    public func collect() async throws -> Output {
-        try await result
-    }
-
     /// Stops generation; ``result`` then reports ``StopReason/cancelled``.
     public func cancel() {
         cancellation()

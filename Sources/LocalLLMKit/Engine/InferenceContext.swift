@@ -75,15 +75,25 @@ final class InferenceContext: @unchecked Sendable {
     /// evaluated again.
     /// - Returns: how many tokens came from the cache, or nil if it was aborted.
     func evaluate(_ tokens: [Int32], reusingCache: Bool) throws -> Int? {
-        var reused = 0
-        if reusingCache {
-            reused = zip(cachedTokens, tokens).prefix { $0 == $1 }.count
-            reused = min(reused, tokens.count - 1)      // the last token is decoded again for its logits
-        }
+        var reused = reusablePrefix(for: tokens, reusingCache: reusingCache)
         if !keepPrefix(reused) {
             reused = 0
         }
         return try decode(tokens[reused...], startingAt: reused) ? reused : nil
+    }
+
+    /// How many leading tokens of a prompt ``evaluate(_:reusingCache:)`` would take from the cache.
+    func reusablePrefix(for tokens: [Int32], reusingCache: Bool) -> Int {
+        guard reusingCache, !tokens.isEmpty else { return 0 }
+        // The last token is decoded again for its logits.
+        let count = min(zip(cachedTokens, tokens).prefix { $0 == $1 }.count, tokens.count - 1)
+        return count > 0 && windowEvicted(before: count) ? 0 : count
+    }
+
+    /// Whether a sliding-window cache has dropped positions that a prefix of `count` tokens needs.
+    private func windowEvicted(before count: Int) -> Bool {
+        let window = fullSlidingWindowCache ? 0 : Int(llama_model_n_swa(model.pointer))
+        return window > 0 && Int(llama_memory_seq_pos_min(llama_get_memory(pointer), 0)) > max(0, count - window)
     }
 
     /// Cuts the cache back to its first `count` positions; false if that is impossible,
@@ -94,13 +104,11 @@ final class InferenceContext: @unchecked Sendable {
             clearMemory()
             return count == 0
         }
-        let memory = llama_get_memory(pointer)
-        let window = fullSlidingWindowCache ? 0 : Int(llama_model_n_swa(model.pointer))
-        if window > 0 && Int(llama_memory_seq_pos_min(memory, 0)) > max(0, count - window) {
+        if windowEvicted(before: count) {
             clearMemory()       // the positions the window needs have been evicted
             return false
         }
-        guard llama_memory_seq_rm(memory, 0, Int32(count), -1) else {
+        guard llama_memory_seq_rm(llama_get_memory(pointer), 0, Int32(count), -1) else {
             clearMemory()
             return false
         }

@@ -25,7 +25,8 @@ extension LocalModel {
     /// The layers that run on a GPU: all of them (the repeating blocks plus the output
     /// layer) by default when a GPU backend exists, none on a CPU-only build.
     public nonisolated var gpuLayerCount: Int {
-        guard LlamaRuntime.supportsGPUOffload, !ComputeDevice.gpus.isEmpty else { return 0 }
+        guard LlamaRuntime.supportsGPUOffload, ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU) != nil
+                || ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_IGPU) != nil else { return 0 }
         let available = Int(llama_model_n_layer(handle.pointer)) + 1
         return min(configuration.gpuLayers ?? available, available)
     }

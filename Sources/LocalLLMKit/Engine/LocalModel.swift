@@ -121,13 +121,22 @@ public actor LocalModel {
         guard !configuration.vocabularyOnly else {
             throw LLMKitError.contextCreationFailed(reason: "the model was loaded with vocabularyOnly, so it cannot generate")
         }
+        // Every caller's values end here (saved conversations and benchmarks included): check
+        // them once, so that none can trap in a conversion below.
+        guard (1...(1 << 24)).contains(contextLength) else {
+            throw LLMKitError.invalidOption(name: "contextLength", reason: "\(contextLength) is not between 1 and \(1 << 24)")
+        }
+        let threadCount = threads ?? configuration.effectiveThreads
+        guard (1...1024).contains(threadCount) else {
+            throw LLMKitError.invalidOption(name: "threads", reason: "\(threadCount) is not between 1 and 1024")
+        }
         var parameters = llama_context_default_params()
         parameters.n_ctx = UInt32(contextLength)
         parameters.n_batch = UInt32(configuration.batchSize)
         parameters.n_ubatch = UInt32(min(configuration.microBatchSize, configuration.batchSize))
         parameters.n_seq_max = 1
-        parameters.n_threads = Int32(threads ?? configuration.effectiveThreads)
-        parameters.n_threads_batch = Int32(threads ?? configuration.effectiveThreads)
+        parameters.n_threads = Int32(threadCount)
+        parameters.n_threads_batch = Int32(threadCount)
         parameters.no_perf = false
         parameters.swa_full = fullSlidingWindowCache
         return try InferenceContext(model: handle, parameters: parameters)

@@ -78,7 +78,8 @@ extension LocalModel {
     /// - Throws: ``LLMKitError/invalidOption(name:reason:)`` for empty tests,
     ///   or the decode error that stopped a run.
     public func measureThroughput(_ test: ThroughputTest, repetitions: Int = 5, threads: Int? = nil) throws -> ThroughputMeasurement {
-        guard test.promptTokens >= 0, test.generatedTokens >= 0, test.promptTokens + test.generatedTokens > 0 else {
+        guard (0...(1 << 24)).contains(test.promptTokens), (0...(1 << 24)).contains(test.generatedTokens),
+              test.promptTokens + test.generatedTokens > 0 else {
             throw LLMKitError.invalidOption(name: "test", reason: "\(test) evaluates no tokens")
         }
         guard repetitions >= 1 else { throw LLMKitError.invalidOption(name: "repetitions", reason: "\(repetitions) is not at least 1") }

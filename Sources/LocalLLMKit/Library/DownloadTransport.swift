@@ -34,7 +34,8 @@ public protocol DownloadTransport: Sendable {
     /// GETs `url` into `file`: from byte `offset` with a Range request when `offset > 0`
     /// (appending on 206, starting over on 200), reporting the file's size as it grows
     /// and the whole size once the server has said it.
-    /// An HTTP error status is returned, not thrown, and writes nothing.
+    /// An HTTP error status is returned, not thrown, and writes nothing; so is a 206 whose
+    /// Content-Range does not start at `offset`, as 416.
     /// - Throws: ``TransferInterrupted`` when the connection breaks or ends early.
     func fetch(_ url: URL, resumingAt offset: Int64, into file: URL,
                progress: @escaping @Sendable (_ bytes: Int64, _ total: Int64?) -> Void) async throws -> TransferResult
@@ -123,8 +124,16 @@ private final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked
         let length = response.expectedContentLength > 0 ? response.expectedContentLength : nil
         var total = length
         if resumed {
-            total = http?.value(forHTTPHeaderField: "Content-Range")?.split(separator: "/").last.flatMap { Int64($0) }
-                ?? length.map { $0 + offset }
+            // `bytes START-END/TOTAL`: bytes that do not start where the file ends cannot be appended,
+            // so report them as an unsatisfiable range (the library then starts over).
+            let range = http?.value(forHTTPHeaderField: "Content-Range") ?? ""
+            let start = range.split(separator: " ").last?.split(separator: "-").first.flatMap { Int64($0) }
+            if start != offset {
+                lock.withLock { result = TransferResult(statusCode: 416, totalBytes: nil, resumed: false) }
+                completionHandler(.cancel)
+                return
+            }
+            total = range.split(separator: "/").last.flatMap { Int64($0) } ?? length.map { $0 + offset }
         }
         lock.withLock {
             result = TransferResult(statusCode: status, totalBytes: total, resumed: resumed)
@@ -135,9 +144,11 @@ private final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked
                 } else {
                     try handle.truncate(atOffset: 0)       // a fresh start: the server sent the whole file
                 }
-            } catch {}
+            } catch {
+                writeError = error
+            }
         }
-        completionHandler(.allow)
+        completionHandler(lock.withLock { writeError == nil } ? .allow : .cancel)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

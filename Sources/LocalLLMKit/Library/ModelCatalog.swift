@@ -3,23 +3,23 @@ import Foundation
 /// A model LocalLLMKit knows how to download and verify.
 public struct CatalogEntry: Sendable, Equatable, Identifiable {
     /// A short id, e.g. `gemma-3-270m`.
-    public var id: String
+    public let id: String
     /// A display name.
-    public var displayName: String
+    public let displayName: String
     /// The Hugging Face repository and file.
-    public var repository: String, file: String
+    public let repository: String, file: String
     /// Download URLs, tried in order.
-    public var urls: [URL]
+    public let urls: [URL]
     /// The file's size in bytes.
-    public var bytes: Int64
+    public let bytes: Int64
     /// Its SHA-256.
-    public var sha256: String
+    public let sha256: String
     /// The model's license.
-    public var licenseURL: URL
+    public let licenseURL: URL
     /// The number of weights (as the model card rounds it, for models not measured here).
-    public var parameterCount: Int64
+    public let parameterCount: Int64
     /// The least memory the model should have (weights, a 4096-token cache, working space).
-    public var recommendedMemoryBytes: Int64
+    public let recommendedMemoryBytes: Int64
 }
 
 /// The curated models.

@@ -3,15 +3,15 @@ import Foundation
 /// What to download: mirrors, and what the file must be.
 public struct ModelDownloadRequest: Sendable, Equatable {
     /// URLs of the same file, tried in order.
-    public var urls: [URL]
+    public let urls: [URL]
     /// The expected SHA-256; the file is deleted when it differs.
-    public var sha256: String?
+    public let sha256: String?
     /// The expected size in bytes.
-    public var bytes: Int64?
+    public let bytes: Int64?
     /// The file's name in the library.
-    public var fileName: String
+    public let fileName: String
     /// A display name.
-    public var name: String?
+    public let name: String?
 
     /// Creates a request.
     /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` for a bad URL or file name.

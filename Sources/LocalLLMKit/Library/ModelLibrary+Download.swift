@@ -2,7 +2,7 @@ import Foundation
 
 extension ModelLibrary {
     /// Downloads a model into the library: streamed to a `.partial` file, resumed with
-    /// HTTP Range after an interruption (also after a restart), verified (size, SHA-256,
+    /// HTTP Range after an interruption (also after a restart when the request has a SHA-256), verified (size, SHA-256,
     /// GGUF header) before it is registered, trying each mirror in turn. Concurrent
     /// requests for the same model share one transfer.
     ///
@@ -47,6 +47,9 @@ extension ModelLibrary {
             throw LLMKitError.libraryFailure(path: folder.path, reason: error.localizedDescription)
         }
         let partial = folder.appending(path: "\(key).partial")
+        // Without a SHA-256 nothing proves that an earlier run's bytes belong to the same version
+        // of the file, so such a download resumes only within this call.
+        if request.sha256 == nil { try? FileManager.default.removeItem(at: partial) }
         try ensureSpace(for: max((request.bytes ?? 0) - Self.size(of: partial), 0))
         var lastError: (any Error)?
         for url in request.urls {

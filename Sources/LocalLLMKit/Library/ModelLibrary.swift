@@ -81,14 +81,20 @@ public actor ModelLibrary {
             throw LLMKitError.libraryFailure(path: root.path, reason: error.localizedDescription)
         }
         return folders.filter { !$0.lastPathComponent.hasPrefix(".") }
-            .compactMap { try? Self.readRecord(in: $0) }
-            .filter { FileManager.default.fileExists(atPath: $0.folder(in: root).appending(path: $0.fileName).path) }
+            .compactMap { folder in
+                // A record must name its own folder and a plain file in it (never `..`).
+                guard let record = try? Self.readRecord(in: folder), record.id == folder.lastPathComponent,
+                      (try? Self.safeFileName(record.fileName)) != nil,
+                      FileManager.default.fileExists(atPath: folder.appending(path: record.fileName).path) else { return nil }
+                return record
+            }
             .sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
 
     /// The managed model with this id or name.
     public func model(_ idOrName: String) throws -> ModelRecord? {
-        try models().first { $0.id == idOrName } ?? models().first { $0.name == idOrName }
+        let records = try models()
+        return records.first { $0.id == idOrName } ?? records.first { $0.name == idOrName }
     }
 
     /// The GGUF file of a managed model.
@@ -98,9 +104,11 @@ public actor ModelLibrary {
 
     /// Deletes a managed model. `beforeRemoving` runs first, so that a loaded model can be
     /// released before its file goes away.
+    /// - Returns: the deleted model.
     /// - Throws: ``LLMKitError/modelNotInLibrary(_:)``, ``LLMKitError/readOnlyModel(_:)`` for a
     ///   model of another program's cache, or ``LLMKitError/libraryFailure(path:reason:)``.
-    public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelRecord) async -> Void)? = nil) async throws {
+    @discardableResult
+    public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelRecord) async -> Void)? = nil) async throws -> ModelRecord {
         guard let record = try model(idOrName) else {
             if discovered().contains(where: { $0.id == idOrName || $0.name == idOrName }) {
                 throw LLMKitError.readOnlyModel(idOrName)
@@ -117,6 +125,7 @@ public actor ModelLibrary {
         } catch {
             throw LLMKitError.libraryFailure(path: folder.path, reason: "cannot delete it: \(error.localizedDescription)")
         }
+        return record
     }
 
     // MARK: Storage
@@ -130,6 +139,8 @@ public actor ModelLibrary {
     /// `metadata.json` are assembled in a staging folder that is then renamed into place.
     /// An existing model with the same SHA-256 is returned instead.
     func install(_ file: URL, moving: Bool, record: ModelRecord) throws -> ModelRecord {
+        try Task.checkCancellation()
+        removeLeftovers()
         if let existing = try models().first(where: { $0.sha256 == record.sha256 }) {
             if moving { try? FileManager.default.removeItem(at: file) }
             return existing
@@ -150,6 +161,25 @@ public actor ModelLibrary {
             throw LLMKitError.libraryFailure(path: root.path, reason: "cannot add \(record.fileName): \(error.localizedDescription)")
         }
         return record
+    }
+}
+
+extension ModelLibrary {
+    /// Removes what an interrupted delete (`.trash-*`) or a crashed install (a staging folder
+    /// older than a day, so that another process's install in progress is left alone) left behind.
+    func removeLeftovers() {
+        let manager = FileManager.default
+        for name in (try? manager.contentsOfDirectory(atPath: root.path)) ?? [] where name.hasPrefix(".trash-") {
+            try? manager.removeItem(at: root.appending(path: name))
+        }
+        let staging = root.appending(path: ".staging")
+        let dayAgo = Date().addingTimeInterval(-86_400)
+        for name in (try? manager.contentsOfDirectory(atPath: staging.path)) ?? [] {
+            let folder = staging.appending(path: name)
+            if let modified = (try? manager.attributesOfItem(atPath: folder.path))?[.modificationDate] as? Date, modified < dayAgo {
+                try? manager.removeItem(at: folder)
+            }
+        }
     }
 }
 

@@ -49,10 +49,12 @@ public struct ModelRecord: Codable, Sendable, Equatable, Identifiable {
         self.addedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))   // as metadata.json keeps it
     }
 
-    /// Lowercase letters, digits, `.`, `_` and `-`; everything else becomes `-`.
+    /// Lowercase letters, digits, `.`, `_` and `-`; everything else becomes `-`; no leading
+    /// `.`, `_` or `-`.
     static func slug(_ text: String) -> String {
         let mapped = text.lowercased().map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || "._-".contains($0) ? $0 : "-" }
         let collapsed = String(mapped).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
+            .drop { "._-".contains($0) }                     // never a hidden folder name
         return collapsed.isEmpty ? "model" : String(collapsed.prefix(60))
     }
 

@@ -66,10 +66,16 @@ extension ModelLibrary {
         return .unavailable(reason: "\(value) is not a model selection")
     }
 
-    /// The model a user named: a library id or name, a cache reference, or a selection string.
+    /// The model a user named: a library id or name, a `library:` selection, or the id or
+    /// name of a model in the Hugging Face or Ollama cache.
+    public func entry(named name: String) throws -> LibraryEntry? {
+        let id = name.hasPrefix("library:") ? String(name.dropFirst(8)) : name
+        if let record = try model(id) { return LibraryEntry(record: record, url: url(of: record)) }
+        return discovered().first { $0.id == name || $0.name == name }
+    }
+
+    /// The file of the model a user named: as ``entry(named:)``, or any selection string.
     public func locate(_ name: String) throws -> URL? {
-        if let record = try model(name) { return url(of: record) }
-        if let entry = discovered().first(where: { $0.id == name || $0.name == name }) { return entry.url }
-        return resolve(ModelSelection(name)).url
+        try entry(named: name)?.url ?? resolve(ModelSelection(name)).url
     }
 }

@@ -13,10 +13,13 @@ enum NumberGrammar {
     static let limit: Double = 999_999_999_999
 
     /// A GBNF expression for numbers in `[minimum, maximum]` (open sides up to ±``limit``).
-    /// Returns nil when no decimal with ``fractionDigits`` digits lies in the range.
+    /// Returns nil when no decimal with ``fractionDigits`` digits lies in the range, or the range
+    /// lies wholly beyond ±``limit``.
     static func expression(minimum: Double?, maximum: Double?) -> String? {
-        let low = Fixed(rounding: max(minimum ?? -limit, -limit), up: true)
-        let high = Fixed(rounding: min(maximum ?? limit, limit), up: false)
+        let lower = minimum ?? -limit, upper = maximum ?? limit
+        guard !lower.isNaN, !upper.isNaN, lower <= limit, upper >= -limit else { return nil }
+        let low = Fixed(rounding: max(lower, -limit), up: true)
+        let high = Fixed(rounding: min(upper, limit), up: false)
         guard low.scaled <= high.scaled else { return nil }
         var alternatives: [String] = []
         if high.scaled >= 0 {

@@ -38,12 +38,4 @@ extension OutputFormat {
         case .jsonSchema(let document): return "Answer only with JSON that follows this JSON Schema:\n\(document)"
         }
     }
-
-    /// Whether the output is JSON.
-    var isJSON: Bool {
-        switch self {
-        case .schema, .jsonSchema: return true
-        case .text, .grammar: return false
-        }
-    }
 }

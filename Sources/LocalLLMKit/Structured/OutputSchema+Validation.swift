@@ -19,6 +19,9 @@ extension OutputSchema {
             if let minimum, let maximum, minimum > maximum { throw fail("minimum \(minimum) is above maximum \(maximum)") }
         case .number(let minimum, let maximum):
             if [minimum, maximum].contains(where: { $0.map { !$0.isFinite } ?? false }) { throw fail("bounds must be finite") }
+            if [minimum, maximum].contains(where: { $0.map { abs($0) > NumberGrammar.limit } ?? false }) {
+                throw fail("bounds must lie within ±\(Int64(NumberGrammar.limit))")
+            }
             if let minimum, let maximum, minimum > maximum { throw fail("minimum \(minimum) is above maximum \(maximum)") }
         case .choice(let options):
             if options.isEmpty { throw fail("a choice needs at least one option") }

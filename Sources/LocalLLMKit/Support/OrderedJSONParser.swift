@@ -1,11 +1,17 @@
-/// Parses JSON text into ``OrderedJSON``, keeping object keys in document order.
+/// Parses JSON text into ``OrderedJSON``, keeping object keys in document order. Nesting
+/// is limited to ``maximumDepth`` levels, so that no document can exhaust the stack here or
+/// in the recursive code that walks the result.
 struct OrderedJSONParser {
+    /// The deepest nesting of arrays and objects accepted.
+    static let maximumDepth = 256
+
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
     private let scalars: [Unicode.Scalar]
     private var index = 0
+    private var depth = 0
 
     /// Parses a whole document.
     static func parse(_ text: String) throws -> OrderedJSON {
@@ -39,8 +45,11 @@ struct OrderedJSONParser {
         skipSpace()
         guard index < scalars.count else { throw failure("unexpected end") }
         switch scalars[index] {
-        case "{": return try object()
-        case "[": return try array()
+        case "{", "[":
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+            return scalars[index] == "{" ? try object() : try array()
         case "\"": return .string(try string())
         case "t": try expect("true"); return .bool(true)
         case "f": try expect("false"); return .bool(false)
@@ -103,13 +112,21 @@ struct OrderedJSONParser {
                 case "b": out.append("\u{08}")
                 case "f": out.append("\u{0C}")
                 case "u":
-                    guard index + 4 <= scalars.count,
-                          let code = UInt32(String(String.UnicodeScalarView(scalars[index..<(index + 4)])), radix: 16) else {
-                        throw failure("bad \\u escape")
+                    var code = try hexQuad()
+                    // A high surrogate followed by an escaped low one is one character beyond U+FFFF.
+                    if (0xD800...0xDBFF).contains(code), index + 1 < scalars.count, scalars[index] == "\\", scalars[index + 1] == "u" {
+                        let mark = index
+                        index += 2
+                        let low = try hexQuad()
+                        if (0xDC00...0xDFFF).contains(low) {
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            index = mark
+                        }
                     }
-                    index += 4
                     out.append(Unicode.Scalar(code) ?? "\u{FFFD}")
-                default: out.append(escaped)
+                case "\"", "\\", "/": out.append(escaped)
+                default: throw failure("bad escape \\\(escaped)")
                 }
             default: out.append(scalar)
             }
@@ -117,10 +134,25 @@ struct OrderedJSONParser {
         throw failure("unterminated string")
     }
 
+    /// Four hexadecimal digits of a `\\u` escape.
+    private mutating func hexQuad() throws -> UInt32 {
+        guard index + 4 <= scalars.count,
+              let code = UInt32(String(String.UnicodeScalarView(scalars[index..<(index + 4)])), radix: 16) else {
+            throw failure("bad \\u escape")
+        }
+        index += 4
+        return code
+    }
+
     private mutating func number() throws -> OrderedJSON {
         let start = index
         while index < scalars.count, "+-0123456789.eE".unicodeScalars.contains(scalars[index]) { index += 1 }
         let text = String(String.UnicodeScalarView(scalars[start..<index]))
+        // JSON has no leading `+` and no leading zeros (`01`), which Swift's parsers accept.
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !text.hasPrefix("+"), !(digits.count > 1 && digits.hasPrefix("0") && digits.dropFirst().first?.isNumber == true) else {
+            throw failure("bad number \(text)")
+        }
         if let integer = Int(text) { return .integer(integer) }
         if let number = Double(text) { return .number(number) }
         throw failure("bad value \(text.isEmpty ? "" : text)")

@@ -78,10 +78,21 @@ public struct DynamicTool: ConversationTool {
     /// The JSON Schema given at creation.
     public var parametersSchema: String { schema }
 
-    /// Never used: ``DynamicTool`` receives raw JSON.
+    /// Calls the body with re-encoded arguments. A conversation does not go through here: it
+    /// passes the model's JSON text to the body unchanged (key order and numbers as written).
     public func call(_ arguments: JSONArguments) async throws -> String { try await body(arguments.json) }
 
-    /// Raw JSON arguments.
+    /// The model's arguments as they were written, once they are known to be JSON.
+    func invoke(rawArguments json: String) async throws -> String {
+        do {
+            _ = try OrderedJSONParser.parse(json)
+        } catch {
+            throw ToolFailure.badArguments("\(error)")
+        }
+        return try await body(json)
+    }
+
+    /// Arguments as JSON text, re-encoded from the decoded value.
     public struct JSONArguments: Decodable {
         /// The arguments as JSON text.
         public let json: String
@@ -95,7 +106,6 @@ public struct DynamicTool: ConversationTool {
 
 /// How a tool's failure is reported to the model.
 enum ToolFailure: Error {
-    case unknownTool(String)
     case badArguments(String)
 }
 

@@ -32,14 +32,17 @@ struct ToolBox: Sendable {
         self.definitions = definitions
     }
 
-    var isEmpty: Bool { tools.isEmpty }
 
     /// The definitions a round offers, and the template's tool choice, for `choice`.
     func offer(_ choice: ToolChoice) throws -> (tools: [OrderedJSON], choice: String) {
         switch choice {
-        case .auto: return (definitions.map(\.json), "auto")
+        case .auto: return (definitions.map(\.json), definitions.isEmpty ? "none" : "auto")
         case .none: return ([], "none")
-        case .required: return (definitions.map(\.json), "required")
+        case .required:
+            guard !definitions.isEmpty else {
+                throw LLMKitError.invalidOption(name: "toolChoice", reason: "a tool call is required, but the conversation has no tools")
+            }
+            return (definitions.map(\.json), "required")
         case .named(let name):
             guard let definition = definitions.first(where: { $0.name == name }) else {
                 throw LLMKitError.invalidOption(name: "toolChoice", reason: "no tool is named \(name)")
@@ -54,6 +57,9 @@ struct ToolBox: Sendable {
             return (Self.error("unknown tool \(name); the tools are: \(tools.map(\.name).joined(separator: ", "))"), true)
         }
         do {
+            if let dynamic = tool as? DynamicTool {
+                return (try await dynamic.invoke(rawArguments: arguments), false)
+            }
             return (try await tool.invoke(arguments: arguments), false)
         } catch ToolFailure.badArguments(let reason) {
             return (Self.error("the arguments do not match the tool's parameters: \(reason)"), true)

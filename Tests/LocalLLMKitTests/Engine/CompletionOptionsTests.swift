@@ -7,6 +7,8 @@ struct CompletionOptionsTests {
         (CompletionOptions(maximumTokens: 0), "maximumTokens"),
         (CompletionOptions(temperature: -1), "temperature"),
         (CompletionOptions(temperature: .nan), "temperature"),
+        (CompletionOptions(temperature: 1e300), "temperature"),
+        (CompletionOptions(logitBias: [5: 1e300]), "logitBias"),
         (CompletionOptions(topK: -3), "topK"),
         (CompletionOptions(topP: 0), "topP"),
         (CompletionOptions(topP: 1.5), "topP"),

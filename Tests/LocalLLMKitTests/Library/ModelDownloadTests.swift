@@ -154,8 +154,10 @@ struct ModelDownloadTests {
     @Test("not enough disk space is reported before anything is fetched")
     func diskFull() async throws {
         let library = LibraryFixtures.library(in: folder.url, freeSpace: { _ in 100 << 20 })
+        let request = try ModelDownloadRequest(urls: [server.url("/files/gemma.gguf")], sha256: LibraryFixtures.gemmaSHA256,
+                                               bytes: 253_113_024)
         await #expect {
-            try await library.download(.gemma3_270m).value
+            try await library.download(request).value
         } throws: { error in
             guard case LLMKitError.insufficientDiskSpace(_, let needed, let available) = error else { return false }
             return needed > 253_113_024 && available == 100 << 20

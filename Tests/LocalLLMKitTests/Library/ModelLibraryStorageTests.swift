@@ -113,6 +113,51 @@ struct ModelLibraryStorageTests {
         #expect(reason.contains(record.id))
         #expect(await library.resolve(ModelSelection("file:/nowhere/x.gguf")).url == nil)
         #expect(await library.resolve(ModelSelection("nonsense")).url == nil)
-        #expect(await library.resolve(ModelSelection("hf-cache:org/repo@main/../../etc/passwd")).url == nil)
+        #expect(HuggingFaceCache(environment: ["HF_HUB_CACHE": folder.url.path]).file(for: "hf-cache:org/repo@main/../../etc/passwd") == nil)
+        #expect(HuggingFaceCache(environment: ["HF_HUB_CACHE": folder.url.path]).file(for: "hf-cache:org/repo@main/m.gguf") != nil)
+    }
+
+    @Test("importing a relative symbolic link (as in the Hugging Face cache) copies its target; --move removes only the link")
+    func importSymlink() async throws {
+        let folder = try TemporaryDirectory()
+        let library = LibraryFixtures.library(in: folder.url)
+        let blobs = folder.file("blobs"), snapshot = folder.file("snapshots/rev")
+        for directory in [blobs, snapshot] {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+        let blob = try LibraryFixtures.smallModel(in: blobs, name: "abc123")
+        let link = snapshot.appending(path: "tiny.gguf")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../../blobs/abc123")
+
+        let record = try await library.importModel(at: link, moving: true)
+        #expect(try await library.models() == [record])
+        #expect(record.fileName == "tiny.gguf")
+        let stored = library.url(of: record)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: stored.path)) == nil)     // a real file
+        #expect(try LibraryFixtures.coreutilsSHA256(of: stored) == LibraryFixtures.coreutilsSHA256(of: blob))
+        #expect(!FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
+    }
+
+    @Test("names that would make a hidden folder still give a listed model")
+    func dotName() async throws {
+        let folder = try TemporaryDirectory()
+        let library = LibraryFixtures.library(in: folder.url)
+        let record = try await library.importModel(at: LibraryFixtures.smallModel(in: folder.url), name: "..hidden")
+        #expect(!record.id.hasPrefix("."))
+        #expect(try await library.models() == [record])
+        #expect(try await library.model("..hidden") == record)
+    }
+
+    @Test("a metadata.json that names another folder is ignored, so delete cannot reach outside the library")
+    func forgedMetadata() async throws {
+        let folder = try TemporaryDirectory()
+        let library = LibraryFixtures.library(in: folder.url)
+        let record = try await library.importModel(at: LibraryFixtures.smallModel(in: folder.url))
+        let metadata = library.root.appending(path: record.id).appending(path: "metadata.json")
+        let forged = try String(contentsOf: metadata, encoding: .utf8).replacingOccurrences(of: "\"\(record.id)\"", with: "\"..\"")
+        try forged.write(to: metadata, atomically: true, encoding: .utf8)
+        #expect(try await library.models().isEmpty)
+        await #expect(throws: LLMKitError.self) { try await library.delete("..") }
+        #expect(FileManager.default.fileExists(atPath: library.root.path))
     }
 }

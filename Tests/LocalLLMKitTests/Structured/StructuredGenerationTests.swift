@@ -59,7 +59,6 @@ struct StructuredGenerationTests {
                 lines.append(String(decoding: try JSONSerialization.data(withJSONObject: line), as: UTF8.self))
             }
         }
-        #expect(lines.count == Self.schemas.count * 20)
         let output = try Validator.run(lines.joined(separator: "\n"))
         #expect(output.status == 0, "jsonschema rejected outputs:\n\(output.text)")
     }

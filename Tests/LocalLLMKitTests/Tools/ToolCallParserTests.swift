@@ -80,7 +80,7 @@ struct ToolCallParserTests {
             #expect(partial.toolCalls.count >= seen)
             seen = partial.toolCalls.count
             if let current = partial.toolCalls.first?.arguments {
-                #expect(current.hasPrefix(lastArguments) || lastArguments.isEmpty || current.count >= lastArguments.count)
+                #expect(current.hasPrefix(lastArguments))
                 lastArguments = current
             }
         }
