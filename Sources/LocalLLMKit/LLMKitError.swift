@@ -64,6 +64,8 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case readOnlyModel(String)
     /// The model library's folder could not be read or written.
     case libraryFailure(path: String, reason: String)
+    /// `maximumTokens` leaves no room for a prompt: the context holds `contextLength` tokens in all.
+    case maximumTokensExceedContext(maximumTokens: Int, contextLength: Int)
 }
 
 extension LLMKitError: LocalizedError {
@@ -128,6 +130,9 @@ extension LLMKitError: LocalizedError {
             return "\(id) belongs to another program's model cache and is never changed or deleted"
         case .libraryFailure(let path, let reason):
             return "model library \(path): \(reason)"
+        case .maximumTokensExceedContext(let maximumTokens, let contextLength):
+            return "maximumTokens is \(maximumTokens), but the context holds \(contextLength) tokens in all (prompt and answer); "
+                + "ask for fewer tokens or a longer context"
         }
     }
 }
