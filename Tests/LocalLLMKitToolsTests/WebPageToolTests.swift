@@ -75,7 +75,7 @@ struct WebPageToolTests {
         private var urls: [URL] = []
         var fetched: [URL] { lock.withLock { urls } }
 
-        func fetch(_ url: URL, timeout: Duration, maximumBytes: Int,
+        func fetch(_ url: URL, timeout: Duration, maximumBytes: Int, allowsPrivateNetworks: Bool,
                    allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> FetchedPage {
             lock.withLock { urls.append(url) }
             return FetchedPage(url: url, statusCode: 200, contentType: "text/plain", body: Data("ok".utf8), isTruncated: false)
