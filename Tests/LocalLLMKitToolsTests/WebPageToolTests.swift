@@ -40,6 +40,14 @@ struct WebPageToolTests {
         #expect(refused?.contains("refused") == true)
     }
 
+    @Test("Hardening #2: redirects are followed one hop at a time, a bounded number of times")
+    func redirectLoop() async throws {
+        let server = try TestServer()
+        let failure = await Self.failure(Self.local, server.url("/loop"))
+        #expect(failure?.contains("redirected more than 10 times") == true, "\(failure ?? "no error")")
+        #expect(try server.hits() == Array(repeating: "/loop", count: 11))
+    }
+
     @Test("a body over the cap is truncated, and so marked")
     func truncated() async throws {
         let server = try TestServer()
