@@ -24,7 +24,7 @@ public struct CurlFetcher: WebPageFetcher {
     ///   `.timedOut` past `timeout`, `.failed` otherwise.
     public func fetch(_ url: URL, timeout: Duration, maximumBytes: Int, allowsPrivateNetworks: Bool,
                       allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> FetchedPage {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = Deadline.after(timeout)
         let transfer = try CurlTransfer()
         let maximumRedirects = self.maximumRedirects
         return try await Deadline.run(until: deadline, orThrow: { WebFetchError.timedOut(url, after: timeout) }) {

@@ -2,6 +2,12 @@ import Foundation
 
 /// Bounds the time of async work that may block.
 enum Deadline {
+    /// The instant `timeout` from now. Longer than ten years counts as ten years: a huge
+    /// timeout must not overflow the clock (a trap).
+    static func after(_ timeout: Duration) -> ContinuousClock.Instant {
+        ContinuousClock.now + min(timeout, .seconds(10 * 365 * 86_400))
+    }
+
     /// Runs `body`, or throws `timeout()` once `deadline` has passed, whichever comes first.
     /// The body's task is then cancelled: it must stop waiting promptly (see ``BlockingWork``),
     /// since this returns only once the body's task has.

@@ -115,7 +115,7 @@ public struct WebPageTool: ConversationTool {
     private func fetch(_ url: URL) async throws -> FetchedPage {
         let policy = NetworkPolicy(allowsPrivateNetworks: configuration.allowsPrivateNetworks)
         let (fetcher, timeout, maximumBytes) = (self.fetcher, configuration.timeout, configuration.maximumBytes)
-        let deadline = ContinuousClock.now + timeout
+        let deadline = Deadline.after(timeout)
         return try await Deadline.run(until: deadline, orThrow: { WebFetchError.timedOut(url, after: timeout) }) {
             // The name lookup blocks, for as long as the resolver likes: on a thread of its
             // own it cannot hold the call past the deadline.

@@ -41,6 +41,19 @@ struct WebPageTimeoutTests {
         #expect(elapsed < .seconds(30), "the fetch took \(elapsed)")
     }
 
+    @Test("Hardening #14: extreme timeouts are errors or waits, never a crash")
+    func extremeTimeouts() async throws {
+        let server = try TestServer()
+        let none = WebPageTool(configuration: .init(timeout: .zero, allowsPrivateNetworks: true))
+        let (error, _) = await Self.failure { _ = try await none.call(.init(url: server.url("/page"))) }
+        #expect(error?.kind == .timedOut, "\(error?.description ?? "no error")")
+        let negative = WebPageTool(configuration: .init(timeout: .seconds(-5), allowsPrivateNetworks: true))
+        let (negativeError, _) = await Self.failure { _ = try await negative.call(.init(url: server.url("/page"))) }
+        #expect(negativeError?.kind == .timedOut, "\(negativeError?.description ?? "no error")")
+        let huge = WebPageTool(configuration: .init(timeout: .seconds(Int64.max), allowsPrivateNetworks: true))
+        #expect(try await huge.call(.init(url: server.url("/page"))).title == "Garden Notes")
+    }
+
     @Test("Hardening #14: a fetch that ends in time is not cut short by the timeout")
     func inTime() async throws {
         let server = try TestServer()
