@@ -8,8 +8,8 @@ import Testing
        .enabled(if: RebindingLab.isAvailable, "needs root, unshare, ip and mount for a network namespace"))
 struct WebPageRebindingTests {
     @Test("Hardening #2: a name that rebinds to 127.0.0.1 after the check is never connected to")
-    func directRebinding() throws {
-        let report = try RebindingLab.run("http://rebind.test/secret")
+    func directRebinding() async throws {
+        let report = try await RebindingLab.run("http://rebind.test/secret")
         #expect(report.probe["kind"] == "refused", "\(report.probe) \(report.probeStderr)")
         #expect(report.probe["error"]?.contains("127.0.0.1") == true, "\(report.probe)")
         #expect(report.privateHits.isEmpty, "the private server was contacted: \(report.privateHits)")
@@ -19,8 +19,8 @@ struct WebPageRebindingTests {
     }
 
     @Test("Hardening #2: a redirect to a rebinding name is refused when connecting")
-    func redirectToRebinding() throws {
-        let report = try RebindingLab.run("http://public.test/to-rebind")
+    func redirectToRebinding() async throws {
+        let report = try await RebindingLab.run("http://public.test/to-rebind")
         #expect(report.publicHits == ["/to-rebind"])
         #expect(report.probe["kind"] == "refused", "\(report.probe) \(report.probeStderr)")
         #expect(report.probe["error"]?.contains("127.0.0.1") == true, "\(report.probe)")
@@ -30,8 +30,8 @@ struct WebPageRebindingTests {
 
     @Test("Hardening #2: rebinding to the IPv4-mapped IPv6 form of 127.0.0.1 is refused",
           arguments: ["http://rebind6.test/secret", "http://public.test/to-rebind6"])
-    func mappedRebinding(url: String) throws {
-        let report = try RebindingLab.run(url)
+    func mappedRebinding(url: String) async throws {
+        let report = try await RebindingLab.run(url)
         #expect(report.probe["kind"] == "refused", "\(report.probe) \(report.probeStderr)")
         #expect(report.probe["error"]?.contains("ffff") == true, "\(report.probe)")
         #expect(report.privateHits.isEmpty, "the private server was contacted: \(report.privateHits)")
@@ -40,16 +40,16 @@ struct WebPageRebindingTests {
 
     @Test("Hardening #2: redirects to loopback, plain or IPv4-mapped, are refused",
           arguments: ["http://public.test/to-loopback", "http://public.test/to-mapped"])
-    func redirectToLoopback(url: String) throws {
-        let report = try RebindingLab.run(url)
+    func redirectToLoopback(url: String) async throws {
+        let report = try await RebindingLab.run(url)
         #expect(report.probe["kind"] == "refused", "\(report.probe) \(report.probeStderr)")
         #expect(report.probe["error"]?.contains("not allowed") == true, "\(report.probe)")
         #expect(report.privateHits.isEmpty, "the private server was contacted: \(report.privateHits)")
     }
 
     @Test("Hardening #2: a public name that does not rebind still loads")
-    func publicName() throws {
-        let report = try RebindingLab.run("http://public.test/page")
+    func publicName() async throws {
+        let report = try await RebindingLab.run("http://public.test/page")
         #expect(report.probe["title"] == "Public", "\(report.probe) \(report.probeStderr)")
         #expect(report.probe["text"]?.contains("public page") == true)
         #expect(report.privateHits.isEmpty)
@@ -57,16 +57,16 @@ struct WebPageRebindingTests {
 
     @Test("Hardening #2: with the private-network opt-in, private addresses are reached",
           arguments: ["http://public.test/to-loopback", "http://public.test/to-mapped"])
-    func optIn(url: String) throws {
-        let report = try RebindingLab.run(url, ["--allow-private-networks"])
+    func optIn(url: String) async throws {
+        let report = try await RebindingLab.run(url, ["--allow-private-networks"])
         #expect(report.probe["text"]?.contains("private secret") == true, "\(report.probe) \(report.probeStderr)")
         #expect(report.privateHits == ["/secret"])
     }
 
     @Test("Hardening #14: a name lookup that is never answered ends at the timeout")
-    func silentResolver() throws {
+    func silentResolver() async throws {
         // The lab's resolver waits 30 s for an answer that never comes.
-        let report = try RebindingLab.run("http://silent.test/", ["--timeout", "2"])
+        let report = try await RebindingLab.run("http://silent.test/", ["--timeout", "2"])
         #expect(report.probe["kind"] == "timedOut", "\(report.probe) \(report.probeStderr)")
         #expect(report.seconds < 20, "the probe ran \(report.seconds) s")
     }

@@ -11,16 +11,14 @@ struct WebPageTLSTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let (certificate, key) = (directory.appending(path: "cert.pem"), directory.appending(path: "key.pem"))
-        let openssl = Process()
-        openssl.executableURL = URL(filePath: "/usr/bin/env")
-        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
+        let (status, _) = try await ChildProcess.run(
+            URL(filePath: "/usr/bin/env"),
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+             "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key.path, "-out", certificate.path],
+            timeout: .seconds(60))
+        try #require(status == 0, "openssl could not make a certificate")
         let server = try TestServer(tls: (certificate, key))
-        let tool = WebPageTool(configuration: .init(timeout: .seconds(5), allowsPrivateNetworks: true))
+        let tool = WebPageTool(configuration: .init(timeout: .seconds(20), allowsPrivateNetworks: true))
         do {
             let page = try await tool.call(.init(url: "https://127.0.0.1:\(server.port)/page"))
             Issue.record("a self-signed certificate was accepted: \(page.title ?? "")")

@@ -57,8 +57,8 @@ struct WebPageTimeoutTests {
     @Test("Hardening #14: a fetch that ends in time is not cut short by the timeout")
     func inTime() async throws {
         let server = try TestServer()
-        // Three redirects of 1 s each, well inside a 10 s limit.
-        let tool = WebPageTool(configuration: .init(timeout: .seconds(10), allowsPrivateNetworks: true))
+        // Four requests of 1 s each, well inside a 30 s limit.
+        let tool = WebPageTool(configuration: .init(timeout: .seconds(30), allowsPrivateNetworks: true))
         let page = try await tool.call(.init(url: server.url("/chain/57")))
         #expect(page.title == "Garden Notes")
         #expect(page.url.hasSuffix("/chain/60"))

@@ -56,30 +56,18 @@ enum RebindingLab {
     }
 
     /// Loads `url` with the probe inside a fresh lab; `arguments` go to the probe.
-    static func run(_ url: String, _ arguments: [String] = []) throws -> Report {
+    static func run(_ url: String, _ arguments: [String] = []) async throws -> Report {
         let script = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "rebinding_lab.py")
-        let output = FileManager.default.temporaryDirectory.appending(path: "rebinding-lab-\(UUID().uuidString).json")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/unshare")
-        process.arguments = ["-n", "-m", "/usr/bin/env", "python3", script.path, try probe().path, url] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        let finished = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in finished.signal() }
-        try process.run()
         // The lab bounds the probe to 60 s; this bounds the lab.
-        if finished.wait(timeout: .now() + 90) == .timedOut {
-            kill(process.processIdentifier, SIGKILL)
-            throw Failure(description: "the rebinding lab did not finish in 90 s")
-        }
-        let data = try Data(contentsOf: output)
+        let (status, data) = try await ChildProcess.run(URL(filePath: "/usr/bin/unshare"),
+                                                        ["-n", "-m", "/usr/bin/env", "python3", script.path, try probe().path, url] + arguments,
+                                                        timeout: .seconds(90))
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
             return try decoder.decode(Report.self, from: data)
         } catch {
-            throw Failure(description: "the rebinding lab failed (status \(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))")
+            throw Failure(description: "the rebinding lab failed (status \(status)): \(String(decoding: data, as: UTF8.self))")
         }
     }
 }
