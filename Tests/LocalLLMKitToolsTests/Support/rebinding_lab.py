@@ -48,6 +48,7 @@ def setup_namespace():
     conf.write("nameserver 127.0.0.1\noptions timeout:30 attempts:1\n")
     conf.close()
     subprocess.run(["mount", "--bind", conf.name, "/etc/resolv.conf"], check=True)
+    os.unlink(conf.name)   # the mount keeps the file alive for as long as the namespace lives
 
 
 # --- DNS ---------------------------------------------------------------------------
