@@ -48,9 +48,18 @@ let package = Package(
             name: "CHTMLText",
             dependencies: ["CLibXML2"]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
+        .target(
+            name: "CCurlBridge",
+            dependencies: ["CCurl"]
+        ),
         .target(
             name: "LocalLLMKitTools",
-            dependencies: ["LocalLLMKit", "CHTMLText"]
+            dependencies: ["LocalLLMKit", "CHTMLText", "CCurlBridge"]
         ),
         .executableTarget(
             name: "llmkit",
@@ -61,10 +70,17 @@ let package = Package(
             dependencies: ["LocalLLMKit", "CLlama"],
             exclude: ["Support/download_server.py"]
         ),
+        // Test support: loads one page with the real load_webpage and prints the outcome as
+        // JSON, so that a test can run it inside a network namespace of its own.
+        .executableTarget(
+            name: "webpage-probe",
+            dependencies: ["LocalLLMKitTools"],
+            path: "Tests/WebPageProbe"
+        ),
         .testTarget(
             name: "LocalLLMKitToolsTests",
-            dependencies: ["LocalLLMKitTools", "LocalLLMKit"],
-            exclude: ["Support/http_server.py"]
+            dependencies: ["LocalLLMKitTools", "LocalLLMKit", "webpage-probe"],
+            exclude: ["Support/http_server.py", "Support/rebinding_lab.py"]
         ),
         .testTarget(
             name: "llmkitTests",

@@ -9,8 +9,10 @@ import Darwin
 /// addresses, never loopback, private, link-local, multicast or reserved ones (a web
 /// page named by a model must not reach the user's own network).
 ///
-/// Limit: the name is resolved here and again by URLSession when it connects, so a DNS
-/// server that answers differently the second time (DNS rebinding) is not stopped.
+/// ``refusal(for:)`` resolves the name to refuse early, with a clear reason; it cannot
+/// stop a DNS server that answers differently the next time (DNS rebinding). What stops
+/// that is ``isPublic(_:)`` applied by the fetcher to the address of each connection,
+/// just before it is made (``CurlFetcher``).
 struct NetworkPolicy: Sendable {
     /// Whether private and local addresses are allowed (for tests, or a trusted intranet).
     var allowsPrivateNetworks: Bool

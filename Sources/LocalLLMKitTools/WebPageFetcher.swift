@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// What a fetch returned.
 public struct FetchedPage: Sendable, Equatable {
@@ -31,123 +28,47 @@ public struct FetchedPage: Sendable, Equatable {
 public protocol WebPageFetcher: Sendable {
     /// Fetches `url`.
     /// - Parameters:
-    ///   - timeout: the longest the whole fetch may take.
+    ///   - timeout: the longest the whole fetch may take: name lookups, connections,
+    ///     headers, body and every redirect together.
     ///   - maximumBytes: the body is cut (and marked truncated) beyond this.
+    ///   - allowsPrivateNetworks: when false, the fetcher must never open a connection to
+    ///     an address that is not on the public internet. Check the address each
+    ///     connection is actually made to, not only the host name: a DNS server can
+    ///     answer a public address to a check and a private one to the connection that
+    ///     follows (DNS rebinding).
     ///   - allowsRedirect: asked before following each redirect; returns why it is refused, or nil.
-    func fetch(_ url: URL, timeout: Duration, maximumBytes: Int,
+    /// - Throws: ``WebFetchError`` naming what went wrong.
+    func fetch(_ url: URL, timeout: Duration, maximumBytes: Int, allowsPrivateNetworks: Bool,
                allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> FetchedPage
 }
 
 /// Why a fetch failed, in words the model can read.
 public struct WebFetchError: Error, CustomStringConvertible, Equatable {
+    /// The kinds of failure a caller may want to tell apart.
+    public enum Kind: String, Sendable, Equatable {
+        /// The URL, a redirect or an address was refused by the network policy.
+        case refused
+        /// The fetch did not finish within its timeout.
+        case timedOut
+        /// Anything else: the server, the network, the content.
+        case failed
+    }
+
     /// What went wrong.
     public var description: String
+    /// Which kind of failure this is.
+    public var kind: Kind
 
     /// Creates an error.
-    public init(_ description: String) { self.description = description }
-}
+    public init(_ description: String, kind: Kind = .failed) {
+        self.description = description
+        self.kind = kind
+    }
 
-/// The default fetcher: Foundation's URLSession, one request at a time, streaming the
-/// body so that it can stop at the byte limit.
-public struct URLSessionFetcher: WebPageFetcher {
-    /// Creates the fetcher.
-    public init() {}
-
-    /// Fetches `url` with URLSession.
-    public func fetch(_ url: URL, timeout: Duration, maximumBytes: Int,
-                      allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> FetchedPage {
+    /// The error for a fetch of `url` that outlasted `timeout`.
+    static func timedOut(_ url: URL, after timeout: Duration) -> WebFetchError {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.timeoutIntervalForResource = seconds
-        configuration.httpAdditionalHeaders = ["User-Agent": "LocalLLMKit load_webpage", "Accept": "text/html,text/plain;q=0.9,*/*;q=0.1"]
-        let delegate = FetchDelegate(url: url, limit: maximumBytes, allowsRedirect: allowsRedirect)
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: url)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                delegate.start(task, continuation: continuation)
-            }
-        } onCancel: {
-            task.cancel()
-        }
-    }
-}
-
-/// Collects one data task's response for ``URLSessionFetcher``.
-private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private let url: URL
-    private let limit: Int
-    private let allowsRedirect: @Sendable (URL) -> String?
-    private var body = Data()
-    private var truncated = false
-    private var refusal: String?
-    private var response: HTTPURLResponse?
-    private var continuation: CheckedContinuation<FetchedPage, any Error>?
-
-    init(url: URL, limit: Int, allowsRedirect: @escaping @Sendable (URL) -> String?) {
-        self.url = url
-        self.limit = limit
-        self.allowsRedirect = allowsRedirect
-    }
-
-    func start(_ task: URLSessionDataTask, continuation: CheckedContinuation<FetchedPage, any Error>) {
-        lock.withLock { self.continuation = continuation }
-        task.resume()
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        // Judge the Location the server sent: Foundation may resolve `file:///x` against the
-        // page's own URL before it asks.
-        let location = response.value(forHTTPHeaderField: "Location").flatMap { URL(string: $0, relativeTo: response.url) }
-        let target = location?.absoluteURL ?? request.url
-        if let reason = target.map(allowsRedirect) ?? "a redirect without a location" {
-            lock.withLock { refusal = "redirect to \(target?.absoluteString ?? "?") refused: \(reason)" }
-            completionHandler(nil)
-            task.cancel()
-            return
-        }
-        completionHandler(request)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        lock.withLock { self.response = response as? HTTPURLResponse }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let full = lock.withLock { () -> Bool in
-            let room = limit - body.count
-            if data.count > room {
-                body.append(data.prefix(max(room, 0)))
-                truncated = true
-                return true
-            }
-            body.append(data)
-            return false
-        }
-        if full { dataTask.cancel() }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result): (CheckedContinuation<FetchedPage, any Error>?, Result<FetchedPage, any Error>) = lock.withLock {
-            let continuation = self.continuation
-            self.continuation = nil
-            if let refusal { return (continuation, .failure(WebFetchError(refusal))) }
-            if !truncated, let error {
-                let nsError = error as NSError
-                let message = nsError.code == NSURLErrorTimedOut ? "the server did not answer in time" : error.localizedDescription
-                return (continuation, .failure(WebFetchError(message)))
-            }
-            guard let response else { return (continuation, .failure(WebFetchError("no response"))) }
-            return (continuation, .success(FetchedPage(url: response.url ?? url, statusCode: response.statusCode,
-                                                        contentType: response.value(forHTTPHeaderField: "Content-Type"),
-                                                        body: body, isTruncated: truncated)))
-        }
-        continuation?.resume(with: result)
+        return WebFetchError("loading \(url.absoluteString) took longer than the time limit of \(seconds.formatted()) s",
+                             kind: .timedOut)
     }
 }

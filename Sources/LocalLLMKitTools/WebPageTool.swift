@@ -9,6 +9,11 @@ import LocalLLMKit
 /// fetch has a timeout and a byte cap (the text is then marked truncated); non-text
 /// content is reported, not shown. The page's text reaches the model as a tool
 /// result, which it reads as data, not as instructions.
+///
+/// The default fetcher, ``CurlFetcher``, also checks the address of every connection it
+/// makes, so a name that resolves to a public address for the check and to a private one
+/// for the connection (DNS rebinding) is refused too. The timeout bounds the whole call:
+/// name lookups, connections, headers, body and every redirect.
 public struct WebPageTool: ConversationTool {
     /// Limits and permissions.
     public struct Configuration: Sendable, Equatable {
@@ -35,6 +40,11 @@ public struct WebPageTool: ConversationTool {
     public struct Arguments: Decodable, StructuredOutput {
         /// An http or https URL.
         public var url: String
+
+        /// Creates the arguments, to call the tool directly.
+        public init(url: String) {
+            self.url = url
+        }
 
         /// Describes the field for the model.
         public static let outputHints: [String: OutputSchema.Hint] = ["url": "The http or https URL of the page"]
@@ -63,23 +73,20 @@ public struct WebPageTool: ConversationTool {
     /// Creates the tool.
     /// - Parameters:
     ///   - configuration: timeout, byte and character caps, private networks.
-    ///   - fetcher: how pages are fetched; URLSession by default.
-    public init(configuration: Configuration = .init(), fetcher: any WebPageFetcher = URLSessionFetcher()) {
+    ///   - fetcher: how pages are fetched; libcurl by default.
+    public init(configuration: Configuration = .init(), fetcher: any WebPageFetcher = CurlFetcher()) {
         self.configuration = configuration
         self.fetcher = fetcher
     }
 
     /// Loads the page.
-    /// - Throws: ``WebFetchError`` naming what was refused or went wrong.
+    /// - Throws: ``WebFetchError`` naming what was refused (`.refused`), took too long
+    ///   (`.timedOut`) or went wrong.
     public func call(_ arguments: Arguments) async throws -> Page {
         guard let url = URL(string: arguments.url.trimmingCharacters(in: .whitespaces)) else {
             throw WebFetchError("\(arguments.url) is not a URL")
         }
-        let policy = NetworkPolicy(allowsPrivateNetworks: configuration.allowsPrivateNetworks)
-        if let refusal = policy.refusal(for: url) { throw WebFetchError(refusal) }
-        let fetched = try await fetcher.fetch(url, timeout: configuration.timeout, maximumBytes: configuration.maximumBytes) {
-            policy.refusal(for: $0)
-        }
+        let fetched = try await fetch(url)
         guard (200..<300).contains(fetched.statusCode) else {
             throw WebFetchError("the server answered HTTP \(fetched.statusCode) for \(fetched.url.absoluteString)")
         }
@@ -102,6 +109,26 @@ public struct WebPageTool: ConversationTool {
             truncated = true
         }
         return Page(url: fetched.url.absoluteString, title: title, text: text, truncated: truncated)
+    }
+
+    /// Checks `url` against the network policy and fetches it, all within the timeout.
+    private func fetch(_ url: URL) async throws -> FetchedPage {
+        let policy = NetworkPolicy(allowsPrivateNetworks: configuration.allowsPrivateNetworks)
+        let (fetcher, timeout, maximumBytes) = (self.fetcher, configuration.timeout, configuration.maximumBytes)
+        let deadline = Deadline.after(timeout)
+        return try await Deadline.run(until: deadline, orThrow: { WebFetchError.timedOut(url, after: timeout) }) {
+            // The name lookup blocks, for as long as the resolver likes: on a thread of its
+            // own it cannot hold the call past the deadline.
+            if let refusal = try await BlockingWork.run({ policy.refusal(for: url) }) {
+                throw WebFetchError(refusal, kind: .refused)
+            }
+            do {
+                return try await fetcher.fetch(url, timeout: deadline - .now, maximumBytes: maximumBytes,
+                                               allowsPrivateNetworks: policy.allowsPrivateNetworks) { policy.refusal(for: $0) }
+            } catch let error as WebFetchError where error.kind == .timedOut {
+                throw WebFetchError.timedOut(url, after: timeout)   // the limit the caller set, not what was left of it
+            }
+        }
     }
 
     private static func mediaType(_ contentType: String?) -> String {

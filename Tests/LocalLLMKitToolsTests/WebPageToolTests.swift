@@ -4,7 +4,8 @@ import Testing
 
 @Suite("load_webpage against a real HTTP server on 127.0.0.1", .serialized, .timeLimit(.minutes(1)))
 struct WebPageToolTests {
-    static let local = WebPageTool(configuration: .init(timeout: .seconds(2), maximumBytes: 100_000, allowsPrivateNetworks: true))
+    // The timeout bounds the whole fetch: generous, for a loaded machine.
+    static let local = WebPageTool(configuration: .init(timeout: .seconds(15), maximumBytes: 100_000, allowsPrivateNetworks: true))
 
     static func failure(_ tool: WebPageTool, _ url: String) async -> String? {
         do {
@@ -40,6 +41,14 @@ struct WebPageToolTests {
         #expect(refused?.contains("refused") == true)
     }
 
+    @Test("Hardening #2: redirects are followed one hop at a time, a bounded number of times")
+    func redirectLoop() async throws {
+        let server = try TestServer()
+        let failure = await Self.failure(Self.local, server.url("/loop"))
+        #expect(failure?.contains("redirected more than 10 times") == true, "\(failure ?? "no error")")
+        #expect(try server.hits() == Array(repeating: "/loop", count: 11))
+    }
+
     @Test("a body over the cap is truncated, and so marked")
     func truncated() async throws {
         let server = try TestServer()
@@ -52,8 +61,9 @@ struct WebPageToolTests {
     @Test("a server slower than the timeout is an error")
     func slow() async throws {
         let server = try TestServer()
-        let failure = await Self.failure(Self.local, server.url("/slow"))
-        #expect(failure != nil)
+        let impatient = WebPageTool(configuration: .init(timeout: .seconds(1), allowsPrivateNetworks: true))
+        let failure = await Self.failure(impatient, server.url("/slow"))
+        #expect(failure?.contains("time limit of 1 s") == true, "\(failure ?? "no error")")
     }
 
     @Test("binary content is reported, not shown")
@@ -75,7 +85,7 @@ struct WebPageToolTests {
         private var urls: [URL] = []
         var fetched: [URL] { lock.withLock { urls } }
 
-        func fetch(_ url: URL, timeout: Duration, maximumBytes: Int,
+        func fetch(_ url: URL, timeout: Duration, maximumBytes: Int, allowsPrivateNetworks: Bool,
                    allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> FetchedPage {
             lock.withLock { urls.append(url) }
             return FetchedPage(url: url, statusCode: 200, contentType: "text/plain", body: Data("ok".utf8), isTruncated: false)

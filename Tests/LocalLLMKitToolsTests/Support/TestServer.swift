@@ -5,8 +5,11 @@ final class TestServer {
     let process: Process
     let port: Int
 
-    init() throws {
-        (process, port) = try PythonServer.start(URL(filePath: #filePath).deletingLastPathComponent().appending(path: "http_server.py"))
+    /// Starts the server; with `tls` (certificate and key files), it serves HTTPS.
+    init(tls: (certificate: URL, key: URL)? = nil) throws {
+        let arguments = tls.map { ["--tls", $0.certificate.path, $0.key.path] } ?? []
+        (process, port) = try PythonServer.start(URL(filePath: #filePath).deletingLastPathComponent().appending(path: "http_server.py"),
+                                                 arguments: arguments)
     }
 
     deinit {

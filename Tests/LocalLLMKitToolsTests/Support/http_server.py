@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """A small HTTP server on 127.0.0.1 for load_webpage's tests, with faults on purpose.
 
-Prints its port on the first line of stdout, then serves until killed.
-Routes: /page, /redirect-file, /redirect-page, /big, /slow, /binary, /plain, /hits.
+Prints its port on the first line of stdout, then serves until killed; with
+`--tls CERTIFICATE KEY`, serves HTTPS.
+Routes: /page, /redirect-file, /redirect-page, /big, /slow, /binary, /plain, /hits,
+/trickle (a body of 480 bytes at 8 bytes a second: 60 s), /trickle-headers (headers at
+one byte every 0.25 s, without end), /chain/N (waits 1 s, then redirects to /chain/N+1,
+up to 60), /loop (redirects to itself).
 """
 import json
 import sys
@@ -51,6 +55,19 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, PAGE)
         elif self.path == "/binary":
             self.send(200, bytes(range(256)) * 64, "image/png")
+        elif self.path == "/loop":
+            self.send(302, b"", headers=[("Location", "/loop")])
+        elif self.path == "/trickle":
+            self.trickle_body()
+        elif self.path == "/trickle-headers":
+            self.trickle_headers()
+        elif self.path.startswith("/chain/"):
+            step = int(self.path[len("/chain/"):])
+            time.sleep(1)
+            if step < 60:
+                self.send(302, b"", headers=[("Location", "/chain/%d" % (step + 1))])
+            else:
+                self.send(200, PAGE)
         elif self.path == "/hits":
             with lock:
                 body = json.dumps(hits).encode()
@@ -59,6 +76,37 @@ class Handler(BaseHTTPRequestHandler):
             self.send(404, b"not found", "text/plain")
 
 
+    def trickle_body(self):
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "480")
+            self.end_headers()
+            self.wfile.flush()
+            for _ in range(60):
+                self.wfile.write(b"12345678")
+                self.wfile.flush()
+                time.sleep(1)
+        except OSError:
+            pass   # the client gave up, as it should
+
+    def trickle_headers(self):
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            while True:
+                self.wfile.write(b"a")
+                self.wfile.flush()
+                time.sleep(0.25)
+        except OSError:
+            pass
+
+
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+if len(sys.argv) == 4 and sys.argv[1] == "--tls":
+    # HTTPS with the certificate and key given (a self-signed one, in the tests).
+    import ssl
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[2], sys.argv[3])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(server.server_address[1], flush=True)
 server.serve_forever()
