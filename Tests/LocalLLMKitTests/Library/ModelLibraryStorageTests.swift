@@ -117,7 +117,7 @@ struct ModelLibraryStorageTests {
         #expect(HuggingFaceCache(environment: ["HF_HUB_CACHE": folder.url.path]).file(for: "hf-cache:org/repo@main/m.gguf") != nil)
     }
 
-    @Test("importing a relative symbolic link (as in the Hugging Face cache) copies its target; --move removes only the link")
+    @Test("Hardening #7: importing a relative symbolic link (as in the Hugging Face cache) copies its target; moving a link is refused")
     func importSymlink() async throws {
         let folder = try TemporaryDirectory()
         let library = LibraryFixtures.library(in: folder.url)
@@ -129,13 +129,22 @@ struct ModelLibraryStorageTests {
         let link = snapshot.appending(path: "tiny.gguf")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../../blobs/abc123")
 
-        let record = try await library.importModel(at: link, moving: true)
+        await #expect {
+            try await library.importModel(at: link, moving: true)
+        } throws: { error in
+            guard case LLMKitError.invalidModelReference(let path, let reason) = error else { return false }
+            return path == link.path && reason.contains("symbolic link") && reason.contains("without --move")
+        }
+        #expect(try await library.models().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
+
+        let record = try await library.importModel(at: link)
         #expect(try await library.models() == [record])
         #expect(record.fileName == "tiny.gguf")
         let stored = library.url(of: record)
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: stored.path)) == nil)     // a real file
         #expect(try LibraryFixtures.coreutilsSHA256(of: stored) == LibraryFixtures.coreutilsSHA256(of: blob))
-        #expect(!FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
+        #expect(FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
     }
 
     @Test("names that would make a hidden folder still give a listed model")
