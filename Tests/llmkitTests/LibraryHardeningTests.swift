@@ -170,6 +170,8 @@ struct LibraryHardeningTests {
             let refused = try library.llmkit(["import", file.path, "--name", name])
             #expect(refused.status == 1 && refused.stderr.contains(complaint), "\(refused.stderr)")
         }
+        let pull = try library.llmkit(["pull", "http://127.0.0.1:1/model.gguf", "--name", "two\nlines"])
+        #expect(pull.status == 1 && pull.stderr.contains("control characters") && !pull.stderr.contains("connect"), "\(pull.stderr)")
         #expect(try library.listing().count == 2)
         let removal = try library.llmkit(["rm", id])
         #expect(removal.status == 0, "\(removal.stderr)")

@@ -61,26 +61,32 @@ struct ScratchLibrary {
     }
 }
 
-/// An `llmkit` process running in the background.
-final class BackgroundLLMKit {
+/// An `llmkit` process running in the background, whose output can be read as it comes.
+final class BackgroundLLMKit: @unchecked Sendable {
     private let process = Process()
-    private let reader: PipeReader
+    private let lock = NSLock()
+    private var out = Data(), err = Data()
+    private let group = DispatchGroup()
 
     init(_ arguments: [String], environment: [String: String]) throws {
         process.executableURL = try CommandRunner.llmkit()
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        reader = PipeReader(out, err)
+        drain(outPipe.fileHandleForReading, toStandardOutput: true)
+        drain(errPipe.fileHandleForReading, toStandardOutput: false)
     }
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
+
+    /// What it has written to stderr so far.
+    var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
     /// Waits for the exit (killing it after `timeout`, as a safety net).
     func wait(timeout: Duration = .seconds(300)) -> CommandRunner.Output {
@@ -89,9 +95,25 @@ final class BackgroundLLMKit {
             if ContinuousClock.now > deadline { process.terminate() }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        let (out, err) = reader.finish()
-        return CommandRunner.Output(status: process.terminationStatus, exitedNormally: process.terminationReason == .exit,
-                                    stdout: out, stderr: err)
+        group.wait()
+        return lock.withLock {
+            CommandRunner.Output(status: process.terminationStatus, exitedNormally: process.terminationReason == .exit,
+                                 stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        }
+    }
+
+    private func drain(_ handle: FileHandle, toStandardOutput: Bool) {
+        group.enter()
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.withLock {
+                    if toStandardOutput { out.append(chunk) } else { err.append(chunk) }
+                }
+            }
+            group.leave()
+        }
     }
 }
 

@@ -40,15 +40,15 @@ struct PullHardeningTests {
     func concurrentPulls(withSHA256: Bool) throws {
         let file = try library.tinyModel("model.gguf", title: "Shared", bytes: 4 << 20, in: served)
         let sha256 = try ScratchLibrary.sha256(of: file)
-        var arguments = ["pull", server.url("/slow/model.gguf").absoluteString]
+        var arguments = ["pull", server.url("/hold/1000000/model.gguf").absoluteString]
         if withSHA256 { arguments += ["--sha256", sha256] }
 
+        // The first pull stops after 1 MB until released, the second starts meanwhile.
         let first = try BackgroundLLMKit(arguments, environment: library.environment)
-        let started = waitUntil {
-            library.contents(of: library.downloads).contains { $0.hasSuffix(".partial") }
-        }
-        #expect(started)
+        #expect(waitUntil { library.contents(of: library.downloads).contains { $0.hasSuffix(".partial") } })
         let second = try BackgroundLLMKit(arguments, environment: library.environment)
+        #expect(waitUntil { second.standardError.contains("waiting") })
+        try server.control("/control/release")
         let (a, b) = (first.wait(), second.wait())
         #expect(a.status == 0 && b.status == 0, "\(a.stderr)\n---\n\(b.stderr)")
         #expect(a.stdout == b.stdout && !a.stdout.isEmpty)
@@ -59,7 +59,7 @@ struct PullHardeningTests {
         let entry = try #require(entries.first)
         #expect(entry["bytes"] as? Int == (try Data(contentsOf: file)).count && entry["sha256"] as? String == sha256)
         #expect(try ScratchLibrary.sha256(of: URL(filePath: entry["path"] as? String ?? "")) == sha256)
-        #expect(try server.log().filter { $0.path.hasPrefix("/slow/") }.count == 1)   // one transfer, not two
+        #expect(try server.log().filter { $0.path.hasPrefix("/hold/") }.count == 1)   // one transfer, not two
         #expect(library.contents(of: library.downloads).isEmpty)
     }
 

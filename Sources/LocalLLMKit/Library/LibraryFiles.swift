@@ -91,7 +91,10 @@ enum LibraryFiles {
             return
         case .directory:
             let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard descriptor >= 0 else { throw failure(url, "cannot open it") }
+            guard descriptor >= 0 else {
+                if errno == ENOENT { return }                  // removed meanwhile (another cleanup)
+                throw failure(url, "cannot open it")
+            }
             defer { close(descriptor) }
             try removeContents(of: descriptor, at: url, depth: 0)
             guard rmdir(url.path) == 0 || errno == ENOENT else { throw failure(url, "cannot remove it") }
@@ -109,7 +112,10 @@ enum LibraryFiles {
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             if info.st_mode & S_IFMT == S_IFDIR {
                 let child = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard child >= 0 else { throw failure(url.appending(path: name), "cannot open it") }
+                guard child >= 0 else {
+                    if errno == ENOENT { continue }
+                    throw failure(url.appending(path: name), "cannot open it")
+                }
                 defer { close(child) }
                 try removeContents(of: child, at: url.appending(path: name), depth: depth + 1)
                 guard unlinkat(descriptor, name, AT_REMOVEDIR) == 0 || errno == ENOENT else {

@@ -58,12 +58,7 @@ extension ModelLibrary {
         if let sha256 = request.sha256, let existing = try models().first(where: { $0.sha256 == sha256 }) {
             return existing
         }
-        let folder = root.appending(path: ".downloads")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw LLMKitError.libraryFailure(path: folder.path, reason: error.localizedDescription)
-        }
+        let folder = try createWorkFolder(".downloads")
         var failures: [(url: URL, error: any Error)] = []
         for url in request.urls {
             try Task.checkCancellation()

@@ -22,12 +22,7 @@ extension ModelLibrary {
     /// Creates and locks a new staging folder.
     /// - Throws: ``LLMKitError/libraryFailure(path:reason:)``.
     func makeStaging() throws -> Staging {
-        let parent = root.appending(path: ".staging")
-        do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            throw LLMKitError.libraryFailure(path: parent.path, reason: "cannot create it: \(error.localizedDescription)")
-        }
+        let parent = try createWorkFolder(".staging")
         for _ in 0..<3 {
             let folder = parent.appending(path: UUID().uuidString)
             guard mkdir(folder.path, 0o755) == 0 else { throw LibraryFiles.failure(folder, "cannot create it") }

@@ -1,5 +1,10 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A folder of GGUF models: imported or downloaded ones it manages, plus the models it
 /// finds in the Hugging Face and Ollama caches (listed and loadable, never changed).
@@ -164,6 +169,20 @@ public actor ModelLibrary {
         } catch {
             throw LLMKitError.libraryFailure(path: root.path, reason: "cannot create it: \(error.localizedDescription)")
         }
+    }
+
+    /// Creates a working folder of the library (`.downloads`, `.staging`) if needed, and checks
+    /// that it is a real folder: one that is a link would send files outside the library.
+    func createWorkFolder(_ name: String) throws -> URL {
+        try createRoot()
+        let folder = root.appending(path: name)
+        if LibraryFiles.kind(at: folder) == .missing, mkdir(folder.path, 0o755) != 0, errno != EEXIST {
+            throw LibraryFiles.failure(folder, "cannot create it")
+        }
+        guard LibraryFiles.kind(at: folder) == .directory else {
+            throw LLMKitError.libraryFailure(path: folder.path, reason: "not a folder (a symbolic link or a file); move it away")
+        }
+        return folder
     }
 
     /// The record in `folder`'s `metadata.json`, or nil when it is missing, not a regular

@@ -99,12 +99,16 @@ struct ModelDownloadResumeTests {
     @Test("Hardening #5: two libraries on the same folder (as two processes would) download one URL once, and agree")
     func twoLibraries() async throws {
         let first = LibraryFixtures.library(in: folder.url), second = LibraryFixtures.library(in: folder.url)
-        let request = try ModelDownloadRequest(urls: [server.url("/slow/new.gguf")])
+        let request = try ModelDownloadRequest(urls: [server.url("/hold/1000000/new.gguf")])
         let a = first.download(request)
         for await progress in a.progress where progress.bytes > 0 { break }
         let b = second.download(request)
         var waited = false
-        for await progress in b.progress where progress.isWaiting { waited = true }
+        for await progress in b.progress where progress.isWaiting {
+            waited = true
+            break
+        }
+        try server.control("/control/release")                 // the first download may go on now
         let (recordA, recordB) = try await (a.value, b.value)
         #expect(waited && recordA == recordB)
         #expect(try await first.models() == [recordA])

@@ -23,9 +23,11 @@ Routes (NAME, A and B are files of FOLDER):
   /missing/NAME        404
   /short/NAME          announces 1000 bytes more than it sends, then closes (with or without Range)
   /slow/NAME           like /files, 64 KiB every 20 ms
+  /hold/N/NAME         like /files, but pauses after N body bytes until /control/release (at most 120 s)
   /garbage/N           200 with N bytes that are not a GGUF file
 Control (not logged):
   /control/drop/N      from now on every response of /files, /lastmod and /slow ends after N body bytes (0: never)
+  /control/release     lets /hold responses go on
 """
 import email.utils
 import hashlib
@@ -41,6 +43,7 @@ FOLDER = sys.argv[1]
 log = []
 counters = {}
 drop_after = [0]
+released = threading.Event()
 etags = {}
 lock = threading.Lock()
 
@@ -86,7 +89,7 @@ class Handler(BaseHTTPRequestHandler):
         return int(match.group(1)) if match else None
 
     def serve(self, path, start, announced_extra=0, limit=None, delay=0.0, validators="both",
-              honour_if_range=True, chunked=False):
+              honour_if_range=True, chunked=False, pause_at=None):
         size = os.path.getsize(path)
         tag = entity_tag(path) if validators == "both" else None
         modified = email.utils.formatdate(os.path.getmtime(path), usegmt=True) if validators in ("both", "lastmod") else None
@@ -136,6 +139,10 @@ class Handler(BaseHTTPRequestHandler):
                 remaining -= len(chunk)
                 if delay:
                     time.sleep(delay)
+                if pause_at is not None and handle.tell() - start >= pause_at:
+                    pause_at = None
+                    self.wfile.flush()
+                    released.wait(120)
         if chunked and limit is None:
             self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
@@ -155,8 +162,11 @@ class Handler(BaseHTTPRequestHandler):
             return
         parts = self.path.strip("/").split("/")
         route = parts[0]
-        if route == "control" and len(parts) == 3 and parts[1] == "drop":
-            drop_after[0] = int(parts[2])
+        if route == "control" and (parts[1:2] == ["release"] or len(parts) == 3 and parts[1] == "drop"):
+            if parts[1] == "release":
+                released.set()
+            else:
+                drop_after[0] = int(parts[2])
             self.send_response(204)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -208,6 +218,9 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "slow" and len(parts) == 2:
             if path := self.file(parts[1]):
                 self.serve(path, start, limit=dropped, delay=0.02)
+        elif route == "hold" and len(parts) == 3:
+            if path := self.file(parts[2]):
+                self.serve(path, start, pause_at=int(parts[1]))
         elif route == "garbage" and len(parts) == 2:
             body = bytes((index * 7 + 3) % 251 for index in range(int(parts[1])))
             self.record(200)
