@@ -43,11 +43,12 @@ struct LibraryHardeningTests {
         let (outside, isIntact) = try victim("victim")
         let model = try importTiny("Real")
         let relative = "../../victim", absolute = outside.path
-        // A folder whose metadata names a path outside, and the real model's own metadata forged.
+        // Folders whose metadata names a path outside (and a file that is there), and later the
+        // real model's own metadata forged the same way.
         let forged = library.root.appending(path: "evil-12345678")
-        try forge(model.folder, into: forged, ["id": relative])
-        try FileManager.default.copyItem(at: model.folder.appending(path: "Real.gguf"), to: forged.appending(path: "Real.gguf"))
-        try forge(model.folder, into: library.root.appending(path: "abs-12345678"), ["id": absolute])
+        try forge(model.folder, into: forged, ["id": relative, "file_name": "precious.txt"])
+        try FileManager.default.copyItem(at: model.folder.appending(path: "Real.gguf"), to: forged.appending(path: "precious.txt"))
+        try forge(model.folder, into: library.root.appending(path: "abs-12345678"), ["id": absolute, "file_name": "precious.txt"])
         try forge(model.folder, into: library.root.appending(path: "dots-12345678"), ["id": "..", "file_name": "../../victim/precious.txt"])
 
         #expect(try library.listing().map { $0["id"] as? String } == [model.id])
@@ -55,9 +56,16 @@ struct LibraryHardeningTests {
             let removal = try library.llmkit(["rm", name])
             #expect(removal.status == 1 && removal.stderr.contains("no model \(name) in the library"), "\(name): \(removal.stderr)")
         }
-        try forge(model.folder, into: model.folder, ["id": "../victim"])        // now the real model's id is forged too
-        let removal = try library.llmkit(["rm", "../victim"])
-        #expect(removal.status == 1)
+        // A forged display name is only a name: rm by it deletes that model's own folder.
+        let named = try importTiny("Named")
+        try forge(named.folder, into: named.folder, ["name": relative])
+        let byName = try library.llmkit(["rm", relative])
+        #expect(byName.status == 0 && byName.stderr.contains("removed \(named.id)"), "\(byName.stderr)")
+        #expect(isIntact() && !FileManager.default.fileExists(atPath: named.folder.path))
+
+        try forge(model.folder, into: model.folder, ["id": "../../victim", "file_name": "precious.txt"])   // the real model's too
+        let removal = try library.llmkit(["rm", "Real"])
+        #expect(removal.status == 1, "\(removal.stderr)")
         #expect(isIntact() && FileManager.default.fileExists(atPath: library.root.path))
         #expect(FileManager.default.fileExists(atPath: forged.path) && FileManager.default.fileExists(atPath: model.folder.path))
     }
@@ -91,17 +99,6 @@ struct LibraryHardeningTests {
         #expect(removal.status == 0, "\(removal.stderr)")
         #expect(!FileManager.default.fileExists(atPath: model.folder.path))
         #expect(isIntact() && FileManager.default.fileExists(atPath: outside.appending(path: "metadata.json").path))
-    }
-
-    @Test("Hardening #3: a forged display name is only a name: rm by it deletes that model's own folder and nothing else")
-    func forgedName() throws {
-        let (_, isIntact) = try victim("victim")
-        let model = try importTiny("Named")
-        try forge(model.folder, into: model.folder, ["name": "../../victim"])
-        let removal = try library.llmkit(["rm", "../../victim"])
-        #expect(removal.status == 0 && removal.stderr.contains("removed \(model.id)"), "\(removal.stderr)")
-        #expect(isIntact() && !FileManager.default.fileExists(atPath: model.folder.path))
-        #expect(library.contents(of: library.root).filter { !$0.hasPrefix(".") }.isEmpty)
     }
 
     @Test("Hardening #7: import of a symbolic link (like the bootstrap's default.gguf) stores the file, and --move refuses links")

@@ -147,7 +147,7 @@ struct ModelLibraryStorageTests {
         #expect(FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
     }
 
-    @Test("names that would make a hidden folder still give a listed model")
+    @Test("Hardening #8: names that would make a hidden folder still give a listed model")
     func dotName() async throws {
         let folder = try TemporaryDirectory()
         let library = LibraryFixtures.library(in: folder.url)
@@ -157,7 +157,7 @@ struct ModelLibraryStorageTests {
         #expect(try await library.model("..hidden") == record)
     }
 
-    @Test("a metadata.json that names another folder is ignored, so delete cannot reach outside the library")
+    @Test("Hardening #3: a metadata.json that names another folder is ignored, so delete cannot reach outside the library")
     func forgedMetadata() async throws {
         let folder = try TemporaryDirectory()
         let library = LibraryFixtures.library(in: folder.url)
