@@ -68,6 +68,12 @@ extension ModelLibrary {
             for url in owned where url != files.lock { try remove(url) }
         }
         for url in abandonedWork() {
+            // Staging folders in use are locked; a trash folder is never in use, nor is a stray
+            // file or link where a folder should be.
+            if url.lastPathComponent.hasPrefix(".trash-") || LibraryFiles.kind(at: url) != .directory {
+                try remove(url)
+                continue
+            }
             guard let lock = FileLock.acquireIfFree(url) else {
                 cleanup.inUse.append(url)
                 continue
@@ -82,7 +88,7 @@ extension ModelLibrary {
     /// folders that no process holds (a crashed import or download).
     func removeAbandonedWork() {
         for url in abandonedWork() {
-            if url.lastPathComponent.hasPrefix(".trash-") {
+            if url.lastPathComponent.hasPrefix(".trash-") || LibraryFiles.kind(at: url) != .directory {
                 try? LibraryFiles.removeTree(at: url)
             } else if let lock = FileLock.acquireIfFree(url) {
                 try? LibraryFiles.removeTree(at: url)

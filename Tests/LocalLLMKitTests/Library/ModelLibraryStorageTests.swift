@@ -169,4 +169,30 @@ struct ModelLibraryStorageTests {
         await #expect(throws: LLMKitError.self) { try await library.delete("..") }
         #expect(FileManager.default.fileExists(atPath: library.root.path))
     }
+
+    @Test("Hardening #8: removeLeftovers removes abandoned work but leaves what a running import or download holds")
+    func leftoversInUse() async throws {
+        let folder = try TemporaryDirectory()
+        let library = LibraryFixtures.library(in: folder.url)
+        let record = try await library.importModel(at: LibraryFixtures.smallModel(in: folder.url))
+        let busy = try await library.makeStaging()                 // an import in progress
+        try Data(count: 100).write(to: busy.file("half.gguf"))
+        let downloads = try await library.createWorkFolder(".downloads")
+        let running = PartialDownloadFiles(folder: downloads, url: URL(string: "http://127.0.0.1:1/a.gguf")!)
+        let stopped = PartialDownloadFiles(folder: downloads, url: URL(string: "http://127.0.0.1:1/b.gguf")!)
+        for files in [running, stopped] { try Data(count: 1000).write(to: files.partial) }
+        let downloadLock = try await FileLock.acquire(running.lock)     // a download in progress
+        try FileManager.default.createSymbolicLink(at: library.root.appending(path: ".trash-x"), withDestinationURL: folder.url)
+
+        let cleanup = try await library.removeLeftovers()
+        #expect(Set(cleanup.inUse) == [busy.folder, running.partial])
+        #expect(Set(cleanup.removed.map(\.lastPathComponent)) == [stopped.partial.lastPathComponent, ".trash-x"])
+        #expect(cleanup.freedBytes == 1000)
+        #expect(FileManager.default.fileExists(atPath: busy.file("half.gguf").path) && FileManager.default.fileExists(atPath: running.partial.path))
+        #expect(FileManager.default.fileExists(atPath: folder.url.path))          // the link went, not its target
+        #expect(try await library.models() == [record])
+        downloadLock.release()
+        await library.discard(busy)
+        #expect(try await library.removeLeftovers().removed == [running.partial])
+    }
 }
