@@ -173,4 +173,17 @@ struct LibraryHardeningTests {
         let removal = try library.llmkit(["rm", id])
         #expect(removal.status == 0, "\(removal.stderr)")
     }
+
+    @Test("Hardening #8: an import that cannot write (a full disk) reports the cause and leaves nothing half-written")
+    func importWriteFailure() throws {
+        let file = try library.tinyModel("big.gguf", title: "Big", bytes: 4 << 20)
+        let before = try ScratchLibrary.sha256(of: file)
+        let bash = URL(filePath: "/bin/bash")
+        let limited = try CommandRunner.run(bash, ["-c", "trap '' XFSZ; ulimit -f 2048; exec \"$0\" import \"$1\"",
+                                                   try CommandRunner.llmkit().path, file.path], environment: library.environment)
+        #expect(limited.status == 1 && limited.stderr.contains("cannot copy \(file.path) here: File too large"), "\(limited.stderr)")
+        #expect(try library.listing().isEmpty)
+        #expect(library.contents(of: library.root.appending(path: ".staging")).isEmpty)
+        #expect(try ScratchLibrary.sha256(of: file) == before)
+    }
 }

@@ -147,6 +147,16 @@ enum LibraryFiles {
         return names
     }
 
+    /// The system's words for a file error (`No space left on device`), not Foundation's
+    /// wrapper around them.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? LLMKitError { return error.errorDescription ?? "\(error)" }
+        var current = error as NSError
+        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
+        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
+        return current.localizedDescription
+    }
+
     /// A library failure for `url` that ends with the system's reason (from `errno`).
     static func failure(_ url: URL, _ what: String) -> LLMKitError {
         .libraryFailure(path: url.path, reason: "\(what): \(String(cString: strerror(errno)))")

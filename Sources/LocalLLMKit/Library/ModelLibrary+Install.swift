@@ -83,7 +83,7 @@ extension ModelLibrary {
             } catch let error as CancellationError {
                 throw error
             } catch {
-                throw LLMKitError.libraryFailure(path: target.path, reason: "cannot copy \(source.path) here: \(error.localizedDescription)")
+                throw LLMKitError.libraryFailure(path: target.path, reason: "cannot copy \(source.path) here: \(LibraryFiles.describe(error))")
             }
             return digest.finalize()
         }

@@ -144,8 +144,8 @@ final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             if let result, !(200..<300).contains(result.statusCode) { return (continuation, .success(result)) }
             if let startError { return (continuation, .failure(startError)) }
             if let writeError {
-                let reason = (writeError as? LLMKitError)?.errorDescription ?? writeError.localizedDescription
-                return (continuation, .failure(LLMKitError.libraryFailure(path: file.path, reason: "cannot write the download: \(reason)")))
+                return (continuation, .failure(LLMKitError.libraryFailure(path: file.path,
+                                                                          reason: "cannot write the download: \(LibraryFiles.describe(writeError))")))
             }
             if let error { return (continuation, .failure(TransferFailure.interruption(error, url: url))) }
             guard let result else { return (continuation, .failure(TransferInterrupted("the server sent no response"))) }
