@@ -8,6 +8,7 @@ struct DownloadProgressView {
     private var lastDraw = ContinuousClock.now - .seconds(10)
     private var lastStep = -1
     private var drewBar = false
+    private var saidWaiting = false
 
     init(isTerminal: Bool = isatty(STDERR_FILENO) == 1) {
         self.isTerminal = isTerminal
@@ -16,6 +17,12 @@ struct DownloadProgressView {
     /// Shows one update (throttled).
     mutating func show(_ progress: DownloadProgress) {
         let now = ContinuousClock.now
+        if progress.isWaiting {
+            guard !saidWaiting else { return }
+            saidWaiting = true
+            Console.err("another download of this file is running (another llmkit pull?); waiting for it to finish\n")
+            return
+        }
         if isTerminal {
             guard now - lastDraw >= .milliseconds(100) || progress.bytes == progress.total else { return }
             lastDraw = now

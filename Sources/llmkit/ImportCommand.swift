@@ -8,10 +8,12 @@ enum ImportCommand {
         usage: "usage: llmkit import PATH [--move] [--name NAME] [--json]",
         help: """
         Add a GGUF file to the library: its header is checked and its SHA-256 computed.
-        Importing the same file twice gives one model.
+        Importing the same file twice gives one model. A symbolic link (as in the Hugging
+        Face cache) is followed: the file it points to is copied.
 
-          --move       move the file instead of copying it
-          --name NAME  the display name (default: the file's general.name)
+          --move       move the file instead of copying it (refused for a symbolic link)
+          --name NAME  the display name (default: the file's general.name); no control
+                       characters, at most 200
           --json       print the registered model as JSON
           -h, --help   show this help
         """,

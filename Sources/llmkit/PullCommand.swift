@@ -5,10 +5,13 @@ import LocalLLMKit
 enum PullCommand {
     static let spec = CommandSpec(
         name: "pull",
-        usage: "usage: llmkit pull REF [--sha256 HEX] [--mirror URL]... [--name NAME] [--listing FILE] [--json]",
+        usage: "usage: llmkit pull REF [--sha256 HEX] [--mirror URL]... [--name NAME] [--listing FILE] [--json]\n       llmkit pull --clean [--json]",
         help: """
         Download a model into the library (see `llmkit list`). An interrupted download
-        (Ctrl-C, a broken connection) resumes where it stopped when pulled again.
+        (Ctrl-C, a broken connection) resumes where it stopped when pulled again, if the
+        server still has the same version of the file. A second pull of the same URL waits
+        for the first and reuses its model. Without --sha256 the file is checked against
+        the size the server announced.
 
           REF             a catalog id (\(ModelCatalog.all.map(\.id).joined(separator: ", "))), an https:// URL,
                           hf:org/repo/path/file.gguf, or org/repo:QUANT (e.g. LiquidAI/LFM2-2.6B-GGUF:Q4_K_M)
@@ -17,17 +20,23 @@ enum PullCommand {
           --name NAME     the display name in the library
           --listing FILE  file names of the repository, one per line, to resolve org/repo:QUANT offline
           --json          print the registered model as JSON
+          --clean         remove what failed or interrupted pulls and imports left (partial
+                          downloads kept for resuming, unfinished files); models stay
           -h, --help      show this help
 
         The library is $LLMKIT_HOME/models, else ~/.local/share/llmkit/models.
         """,
         valueOptions: ["--sha256", "--mirror", "--name", "--listing"],
-        flagOptions: ["--json"],
+        flagOptions: ["--json", "--clean"],
         repeatableOptions: ["--mirror"],
         maximumPositionals: 1
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        if arguments.has("--clean") {
+            guard arguments.positionals.isEmpty else { throw UsageError(message: "--clean takes no REF") }
+            return try await clean(json: arguments.has("--json"))
+        }
         guard let reference = arguments.positionals.first else {
             throw UsageError(message: "missing REF (a catalog id, URL, hf:org/repo/file.gguf or org/repo:QUANT)")
         }
@@ -59,6 +68,13 @@ enum PullCommand {
             view.finish()
             Console.err("cancelled; the bytes downloaded so far are kept, and pulling again resumes\n")
             return .interrupted
+        } catch {
+            view.finish()
+            let urls = Set(request.urls.map(\.absoluteString))
+            for partial in await library.partialDownloads() where partial.url.map(urls.contains) == true {
+                Console.err("kept \(ByteCount.format(partial.bytes)) of \(partial.url ?? "the download") to resume; pull again to resume, or `llmkit pull --clean` to remove it\n")
+            }
+            throw error
         }
         view.finish()
         if arguments.has("--json") {
@@ -68,5 +84,29 @@ enum PullCommand {
             Console.out(record.id + "\n")
         }
         return .success
+    }
+
+    /// `llmkit pull --clean`: removes leftovers, printing each removed path on stdout.
+    private static func clean(json: Bool) async throws -> ExitCode {
+        let library = ModelLibrary()
+        let cleanup = try await library.removeLeftovers()
+        if json {
+            try Console.printJSON(CleanupReport(removed: cleanup.removed.map(\.path), freedBytes: cleanup.freedBytes,
+                                                inUse: cleanup.inUse.map(\.path)))
+        } else {
+            for url in cleanup.removed { Console.out(url.path + "\n") }
+            Console.err("removed \(cleanup.removed.count) leftover\(cleanup.removed.count == 1 ? "" : "s"), \(ByteCount.format(cleanup.freedBytes)) freed\n")
+        }
+        if !cleanup.inUse.isEmpty {
+            Console.err("left \(cleanup.inUse.count) in use by a pull or import that is still running\n")
+        }
+        return .success
+    }
+
+    /// What `pull --clean --json` prints.
+    private struct CleanupReport: Encodable {
+        let removed: [String]
+        let freedBytes: Int64
+        let inUse: [String]
     }
 }

@@ -11,6 +11,10 @@ public struct DownloadProgress: Sendable, Equatable {
     public var fraction: Double? { total.flatMap { $0 > 0 ? Double(bytes) / Double($0) : nil } }
     /// The current speed.
     public var bytesPerSecond: Double
+    /// Whether this download is waiting for another one of the same URL (in this or another
+    /// process) to finish; `bytes` is then how far that one has got. Its result is reused
+    /// when it succeeds.
+    public var isWaiting = false
 }
 
 /// A download in progress: its progress as a stream, and the model it yields.

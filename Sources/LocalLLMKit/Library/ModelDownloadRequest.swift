@@ -14,7 +14,13 @@ public struct ModelDownloadRequest: Sendable, Equatable {
     public let name: String?
 
     /// Creates a request.
-    /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` for a bad URL or file name.
+    /// - Parameters:
+    ///   - fileName: the name in the library (default: the URL's last component, with leading
+    ///     dots and unusable characters removed).
+    ///   - name: a display name; trimmed, and refused when empty, over 200 characters or
+    ///     holding control characters.
+    /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` for a bad URL or file name,
+    ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad name.
     public init(urls: [URL], sha256: String? = nil, bytes: Int64? = nil, fileName: String? = nil, name: String? = nil) throws {
         guard let first = urls.first else { throw LLMKitError.invalidModelReference("", reason: "no URL to download from") }
         for url in urls {
@@ -31,8 +37,9 @@ public struct ModelDownloadRequest: Sendable, Equatable {
         self.urls = urls
         self.sha256 = sha256?.lowercased()
         self.bytes = bytes
-        self.fileName = try ModelLibrary.safeFileName(fileName ?? first.lastPathComponent)
-        self.name = name
+        // A name given explicitly must be right; one taken from the URL is made right.
+        self.fileName = try fileName.map(ModelLibrary.safeFileName) ?? ModelLibrary.storedFileName(first.lastPathComponent)
+        self.name = try name.map(ModelRecord.validatedName)
     }
 
     /// A catalog model, with its size and SHA-256.

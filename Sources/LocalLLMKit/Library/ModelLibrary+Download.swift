@@ -1,10 +1,20 @@
 import Foundation
+import Synchronization
 
 extension ModelLibrary {
-    /// Downloads a model into the library: streamed to a `.partial` file, resumed with
-    /// HTTP Range after an interruption (also after a restart when the request has a SHA-256), verified (size, SHA-256,
-    /// GGUF header) before it is registered, trying each mirror in turn. Concurrent
-    /// requests for the same model share one transfer.
+    /// Downloads a model into the library, trying each mirror in turn, and registers it only
+    /// once verified: its SHA-256 when the request has one, else its size (the request's, or
+    /// the one the server announced), and its GGUF header.
+    ///
+    /// Each URL's bytes go to one `.partial` file, guarded by a lock that other processes
+    /// honour: a second download of the same URL waits (``DownloadProgress/isWaiting``) and
+    /// reuses the first one's model. An interrupted download (a dropped connection, a
+    /// cancellation, a restart) resumes with HTTP `Range` and `If-Range`, so that the server
+    /// sends the rest of the same version of the file or, when it has changed, the whole new
+    /// one. Failures the next attempt may not repeat (a dropped connection, HTTP 503) are
+    /// retried after a growing pause; others (a host that does not resolve, a refused
+    /// connection, TLS, HTTP 404) move on to the next mirror at once. Concurrent requests of
+    /// this process for the same model share one transfer.
     ///
     /// ```swift
     /// let download = library.download(.gemma3_270m)
@@ -24,7 +34,7 @@ extension ModelLibrary {
             transfer.start(Task {
                 let result: Result<ModelRecord, any Error>
                 do {
-                    result = .success(try await self.perform(request, key: key, transfer: transfer))
+                    result = .success(try await self.perform(request, transfer: transfer))
                 } catch {
                     result = .failure(error)
                 }
@@ -35,97 +45,185 @@ extension ModelLibrary {
         return ModelDownload(progress: progress, transfer: transfer)
     }
 
-    /// Downloads, verifies and registers.
-    private func perform(_ request: ModelDownloadRequest, key: String, transfer: DownloadTransfer) async throws -> ModelRecord {
+    /// How many times one mirror is tried when its failures may be passing ones.
+    static let attemptsPerMirror = 3
+
+    /// The pause before attempt `attempt + 1` of a mirror: 0.5 s, then 1 s, 2 s…, at most 8 s.
+    static func retryDelay(after attempt: Int) -> Duration {
+        .milliseconds(500 << min(attempt - 1, 4))
+    }
+
+    /// Tries the mirrors in turn; the error names every mirror's failure.
+    private func perform(_ request: ModelDownloadRequest, transfer: DownloadTransfer) async throws -> ModelRecord {
         if let sha256 = request.sha256, let existing = try models().first(where: { $0.sha256 == sha256 }) {
             return existing
         }
-        let folder = root.appending(path: ".downloads")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw LLMKitError.libraryFailure(path: folder.path, reason: error.localizedDescription)
-        }
-        let partial = folder.appending(path: "\(key).partial")
-        // Without a SHA-256 nothing proves that an earlier run's bytes belong to the same version
-        // of the file, so such a download resumes only within this call.
-        if request.sha256 == nil { try? FileManager.default.removeItem(at: partial) }
-        try ensureSpace(for: max((request.bytes ?? 0) - Self.size(of: partial), 0))
-        var lastError: (any Error)?
+        let folder = try createWorkFolder(".downloads")
+        var failures: [(url: URL, error: any Error)] = []
         for url in request.urls {
             try Task.checkCancellation()
             do {
-                let complete = request.bytes.map { $0 == Self.size(of: partial) } ?? false   // finished before a restart
-                let total = complete ? request.bytes : try await fetch(url, into: partial, expectedBytes: request.bytes,
-                                                                        transfer: transfer)
-                return try await verifyAndInstall(partial, from: url, request: request, totalBytes: total)
+                return try await download(url, request: request, in: PartialDownloadFiles(folder: folder, url: url),
+                                          transfer: transfer)
             } catch let error as CancellationError {
                 throw error
+            } catch let error as LLMKitError {
+                switch error {
+                case .insufficientDiskSpace, .libraryFailure: throw error     // no other mirror helps
+                default: failures.append((url, error))
+                }
             } catch {
-                lastError = error
+                failures.append((url, error))
             }
         }
-        throw lastError ?? LLMKitError.downloadFailed(url: request.urls[0].absoluteString, reason: "no mirror worked")
+        guard failures.count > 1 else {
+            throw failures.first?.error ?? LLMKitError.downloadFailed(url: request.urls[0].absoluteString, reason: "no mirror worked")
+        }
+        let reasons = failures.map { failure -> String in
+            if case LLMKitError.downloadFailed(_, let reason) = failure.error { return "\(failure.url.absoluteString): \(reason)" }
+            return (failure.error as? LLMKitError)?.errorDescription ?? "\(failure.url.absoluteString): \(failure.error)"
+        }
+        throw LLMKitError.downloadFailed(url: request.urls[0].absoluteString,
+                                         reason: "every mirror failed: " + reasons.joined(separator: "; "))
     }
 
-    /// Fetches one mirror into the partial file, resuming up to three times after an interruption.
+    /// Downloads one URL under its lock, then verifies and registers the file.
+    private func download(_ url: URL, request: ModelDownloadRequest, in files: PartialDownloadFiles,
+                          transfer: DownloadTransfer) async throws -> ModelRecord {
+        let waitStart = Date()
+        let lock = try await FileLock.acquire(files.lock) {
+            transfer.publish(DownloadProgress(bytes: LibraryFiles.size(of: files.partial), total: request.bytes,
+                                              bytesPerSecond: 0, isWaiting: true))
+        }
+        defer {
+            files.removeIfNotResumable()
+            lock.releaseRemovingFile()
+        }
+        // The download that held the lock may have registered this very model meanwhile.
+        let models = try models()
+        if let sha256 = request.sha256, let existing = models.first(where: { $0.sha256 == sha256 }) { return existing }
+        if lock.waited, let existing = models.first(where: {
+            $0.sourceURLs.contains(url.absoluteString) && $0.addedAt >= waitStart.addingTimeInterval(-1)
+        }) {
+            return existing
+        }
+        let validator = files.resumableValidator(totalBytes: request.bytes)
+        let expected = request.bytes ?? validator?.totalBytes
+        try ensureSpace(for: max((expected ?? 0) - LibraryFiles.size(of: files.partial), 0))
+        let total: Int64?
+        if let expected, validator != nil, LibraryFiles.size(of: files.partial) == expected {
+            total = expected                                   // finished before a restart
+        } else {
+            total = try await fetch(url, into: files, validator: validator, expectedBytes: request.bytes, transfer: transfer)
+        }
+        let record = try await verifyAndInstall(files.partial, from: url, request: request, totalBytes: total)
+        files.removeAll()
+        return record
+    }
+
+    /// Fetches one mirror into its partial file, resuming after passing failures.
     /// - Returns: the total size the server announced, if it did.
-    private func fetch(_ url: URL, into partial: URL, expectedBytes: Int64?, transfer: DownloadTransfer) async throws -> Int64? {
+    private func fetch(_ url: URL, into files: PartialDownloadFiles, validator: ResumeValidator?, expectedBytes: Int64?,
+                       transfer: DownloadTransfer) async throws -> Int64? {
+        let current = Mutex<ResumeValidator?>(validator)
         let clock = ContinuousClock()
-        var failure = "no attempt"
-        for _ in 1...3 {
+        var last = "no attempt"
+        var pause: Duration?
+        for attempt in 1...Self.attemptsPerMirror {
             try Task.checkCancellation()
-            let start = clock.now, startBytes = Self.size(of: partial)
+            if let pause { try await Task.sleep(for: pause) }  // back off: the failure may be passing
+            pause = Self.retryDelay(after: attempt)
+            let ifRange = current.withLock { $0?.ifRange }
+            if ifRange == nil { files.removeAll() }             // nothing proves which version those bytes are
+            let start = clock.now, startBytes = LibraryFiles.size(of: files.partial)
             let progress: @Sendable (Int64, Int64?) -> Void = { bytes, total in
                 let seconds = max((clock.now - start).seconds, 1e-3)
                 transfer.publish(DownloadProgress(bytes: bytes, total: expectedBytes ?? total,
                                                   bytesPerSecond: Double(bytes - startBytes) / seconds))
             }
+            let started: @Sendable (TransferResult) throws -> Void = { response in
+                if response.resumed {
+                    guard current.withLock({ $0?.isContinued(by: response) ?? false }) else { throw VersionChanged() }
+                    return
+                }
+                // A transfer from byte 0 (the file was just emptied): its validator is stored before
+                // any of its bytes, so that a later resume can only continue this version.
+                let fresh = ResumeValidator(url: url, response: response)
+                try fresh.write(to: files.validator)
+                current.withLock { $0 = fresh }
+            }
             do {
-                let result = try await transport.fetch(url, resumingAt: startBytes, into: partial, progress: progress)
-                if result.statusCode == 416 && startBytes > 0 {       // the partial file is not a prefix: start over
-                    try? FileManager.default.removeItem(at: partial)
-                    failure = "the server refused to resume at byte \(startBytes)"
+                let result = try await transport.fetch(url, resumingAt: startBytes, validator: startBytes > 0 ? ifRange : nil,
+                                                       into: files.partial, started: started, progress: progress)
+                if result.statusCode == 416 && startBytes > 0 {  // the partial file is not a prefix: start over
+                    files.removeAll()
+                    current.withLock { $0 = nil }
+                    last = "the server refused to resume at byte \(startBytes)"
+                    pause = nil
                     continue
                 }
                 guard (200..<300).contains(result.statusCode) else {
-                    throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "HTTP \(result.statusCode)")
+                    last = TransferFailure.describe(status: result.statusCode)
+                    if TransferFailure.isRetryable(status: result.statusCode) { continue }
+                    throw LLMKitError.downloadFailed(url: url.absoluteString, reason: last)
                 }
                 return result.totalBytes
+            } catch is VersionChanged {
+                files.removeAll()
+                current.withLock { $0 = nil }
+                last = "the file changed on the server during the download"
+                pause = nil
             } catch let interrupted as TransferInterrupted {
-                failure = interrupted.description
                 if Task.isCancelled { throw CancellationError() }
+                guard interrupted.isRetryable else {
+                    throw LLMKitError.downloadFailed(url: url.absoluteString, reason: interrupted.description)
+                }
+                last = interrupted.description
             }
         }
-        throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "interrupted three times; last: \(failure)")
+        throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "\(last) (gave up after \(Self.attemptsPerMirror) attempts)")
     }
 
-    /// Checks the downloaded file; a file that fails is deleted so that the next mirror starts clean.
+    /// Moves the downloaded file into a staging folder (so that nothing else can change it
+    /// any more), checks it there and registers it; a file that fails is deleted.
     private func verifyAndInstall(_ partial: URL, from url: URL, request: ModelDownloadRequest, totalBytes: Int64?) async throws -> ModelRecord {
-        func reject(_ error: LLMKitError) -> LLMKitError {
-            try? FileManager.default.removeItem(at: partial)
-            return error
+        let expectedSize = request.bytes ?? totalBytes
+        guard request.sha256 != nil || expectedSize != nil else {
+            try? LibraryFiles.removeTree(at: partial)
+            throw LLMKitError.downloadFailed(url: url.absoluteString,
+                                             reason: "the server did not say how large the file is, so it cannot be verified; give its SHA-256")
         }
-        let size = Self.size(of: partial)
-        if let expected = request.bytes ?? totalBytes, size != expected {
-            throw reject(.downloadFailed(url: url.absoluteString, reason: "got \(size) bytes, expected \(expected)"))
-        }
-        let sha256 = try await Self.sha256(of: partial)
-        if let expected = request.sha256, sha256 != expected {
-            throw reject(.checksumMismatch(url: url.absoluteString, expected: expected, actual: sha256))
-        }
-        let file: GGUFFile
+        let staging = try makeStaging()
+        let file = staging.file(request.fileName)
         do {
-            file = try GGUFFile(contentsOf: partial)
-        } catch let error as LLMKitError {
-            throw reject(.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(error.localizedDescription))"))
+            try LibraryFiles.move(partial, to: file)
+            let size = LibraryFiles.size(of: file)
+            if let expectedSize, size != expectedSize {
+                throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "got \(size) bytes, expected \(expectedSize)")
+            }
+            let sha256 = try await Self.sha256(of: file)
+            if let expected = request.sha256, sha256 != expected {
+                throw LLMKitError.checksumMismatch(url: url.absoluteString, expected: expected, actual: sha256)
+            }
+            let header: GGUFFile
+            do {
+                header = try GGUFFile(contentsOf: file)
+            } catch LLMKitError.invalidModelFile(_, let reason) {
+                throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
+            }
+            let record = ModelRecord(file: header, sha256: sha256, name: request.name, fileName: request.fileName,
+                                     sourceURLs: request.urls.map(\.absoluteString))
+            return try await commit(staging, record: record)
+        } catch {
+            discard(staging)
+            throw error
         }
-        let record = ModelRecord(file: file, sha256: sha256, name: request.name, fileName: request.fileName,
-                                 sourceURLs: request.urls.map(\.absoluteString))
-        return try install(partial, moving: true, record: record)
     }
 
     static func size(of url: URL) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? NSNumber)?.int64Value ?? 0
+        LibraryFiles.size(of: url)
     }
 }
+
+/// Thrown by a transfer's `started` when a resumed response is of another version of the file.
+private struct VersionChanged: Error {}

@@ -1,24 +1,93 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension ModelLibrary {
-    /// Adds a local GGUF file to the library, by copy (the default) or by move. The
-    /// header is validated and the metadata read first; the SHA-256 is computed in chunks,
-    /// off the caller's actor. Importing the same file twice gives one entry. A symbolic link
-    /// (as in the Hugging Face cache) is followed: its target is copied, never moved, and with
-    /// `moving` only the link is removed.
-    /// - Throws: ``LLMKitError/invalidModelFile(path:reason:)``, ``LLMKitError/insufficientDiskSpace(path:needed:available:)``
+    /// Adds a local GGUF file to the library, by copy (the default) or by move. The header
+    /// is validated first; the file is then copied (or moved) into a staging folder, its
+    /// SHA-256 computed in chunks off the caller's actor and its header read again from the
+    /// library's own copy, which alone is registered. Importing the same file twice gives one
+    /// entry.
+    ///
+    /// A symbolic link (the Hugging Face cache, the bootstrap's `default.gguf`) is followed:
+    /// the file it points to is copied, so the library never holds a link. With `moving`, a
+    /// link is refused: moving it would move only the link, and moving its target would take
+    /// the file from the program that owns it.
+    /// - Parameters:
+    ///   - name: a display name (default: the file's `general.name`); trimmed, and refused
+    ///     when empty, over 200 characters or holding control characters.
+    /// - Throws: ``LLMKitError/modelFileNotFound(path:)``, ``LLMKitError/invalidModelFile(path:reason:)``,
+    ///   ``LLMKitError/invalidModelReference(_:reason:)`` (a link with `moving`, a file of the library itself),
+    ///   ``LLMKitError/invalidOption(name:reason:)`` (the name), ``LLMKitError/insufficientDiskSpace(path:needed:available:)``
     ///   or ``LLMKitError/libraryFailure(path:reason:)``.
     public func importModel(at url: URL, moving: Bool = false, name: String? = nil) async throws -> ModelRecord {
-        let target = url.resolvingSymlinksInPath()
-        let isLink = target.path != url.standardizedFileURL.path
-        let file = try GGUFFile(contentsOf: target)
-        let fileName = try Self.safeFileName(url.lastPathComponent)
-        if !moving || isLink { try ensureSpace(for: file.fileSize) }
-        let sha256 = try await Self.sha256(of: target)
-        let record = ModelRecord(file: file, sha256: sha256, name: name, fileName: fileName, sourceURLs: [])
-        let installed = try install(target, moving: moving && !isLink, record: record)
-        if moving && isLink { try? FileManager.default.removeItem(at: url) }
-        return installed
+        let displayName = try name.map(ModelRecord.validatedName)
+        let source = try importSource(url, moving: moving)
+        _ = try GGUFFile(contentsOf: source)                    // fail fast, before copying gigabytes
+        try createRoot()
+        let staging = try makeStaging()
+        let fileName = Self.storedFileName(url.lastPathComponent)
+        let target = staging.file(fileName)
+        var renamed = false
+        do {
+            let sha256: String
+            if moving && rename(source.path, target.path) == 0 {
+                renamed = true
+                sha256 = try await Self.sha256(of: target)
+            } else {
+                if moving && errno != EXDEV { throw LibraryFiles.failure(source, "cannot move it into the library") }
+                try ensureSpace(for: LibraryFiles.size(of: source))
+                sha256 = try await Self.copyHashing(source, to: target)
+            }
+            let file: GGUFFile
+            do {
+                file = try GGUFFile(contentsOf: target)
+            } catch LLMKitError.invalidModelFile(_, let reason) {
+                throw LLMKitError.invalidModelFile(path: url.path, reason: "\(reason) (the file changed while it was imported)")
+            }
+            let record = ModelRecord(file: file, sha256: sha256, name: displayName, fileName: fileName, sourceURLs: [])
+            let installed = try await commit(staging, record: record)
+            if moving && !renamed { unlink(source.path) }       // moved across volumes: the library has its copy now
+            return installed
+        } catch {
+            if renamed && LibraryFiles.kind(at: source) == .missing { rename(target.path, source.path) }   // give the file back
+            discard(staging)
+            throw error
+        }
+    }
+
+    /// The regular file an import reads: `url` itself, or the file its symbolic link points to.
+    private func importSource(_ url: URL, moving: Bool) throws -> URL {
+        let source: URL
+        switch LibraryFiles.kind(at: url) {
+        case .missing:
+            throw LLMKitError.modelFileNotFound(path: url.path)
+        case .directory:
+            throw LLMKitError.invalidModelFile(path: url.path, reason: "it is a directory, not a file")
+        case .other:
+            throw LLMKitError.invalidModelFile(path: url.path, reason: "it is not a regular file (a device, FIFO or socket)")
+        case .file:
+            source = url
+        case .symbolicLink:
+            guard let resolved = LibraryFiles.resolvedPath(url) else {
+                throw LLMKitError.invalidModelFile(path: url.path, reason: "it is a symbolic link whose target is missing or loops")
+            }
+            guard !moving else {
+                throw LLMKitError.invalidModelReference(url.path, reason: "it is a symbolic link (to \(resolved)); moving it would move only the link, so import it without --move to copy the file it points to")
+            }
+            source = URL(filePath: resolved)
+            guard LibraryFiles.kind(at: source) == .file else {
+                throw LLMKitError.invalidModelFile(path: url.path, reason: "it is a symbolic link to \(resolved), which is not a regular file")
+            }
+        }
+        if moving, let file = LibraryFiles.resolvedPath(source), let library = LibraryFiles.resolvedPath(root),
+           file.hasPrefix(library + "/") {
+            throw LLMKitError.invalidModelReference(url.path, reason: "it is a file of the library itself and cannot be moved into it")
+        }
+        return source
     }
 
     /// The SHA-256 of a file, computed on a background task that stops when the caller is cancelled.
@@ -36,12 +105,28 @@ extension ModelLibrary {
         }
     }
 
-    /// A file name with no folder parts: no `/`, no `..`, not hidden.
+    /// A file name with no folder parts: not empty, no `/`, `\`, `..` or control characters,
+    /// not hidden, at most 255 bytes. Used to check names a caller or a `metadata.json` gives.
+    /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)``.
     static func safeFileName(_ name: String) throws -> String {
-        guard !name.isEmpty, !name.contains("/"), !name.contains("\\"), name != ".", name != "..", !name.hasPrefix("."),
-              !name.contains("\0") else {
-            throw LLMKitError.invalidModelReference(name, reason: "a file name must not contain folders, `..` or a leading dot")
+        guard !name.isEmpty, name.utf8.count <= 255, !name.contains("/"), !name.contains("\\"), !name.hasPrefix("."),
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw LLMKitError.invalidModelReference(name, reason: "a file name must not contain folders, `..`, control characters or a leading dot")
         }
         return name
+    }
+
+    /// The name under which a file taken from a path or URL is stored: leading dots and
+    /// spaces dropped (never a hidden file), `/`, `\` and control characters replaced by `-`,
+    /// at most 200 bytes; `model.gguf` when nothing usable is left (or it would be
+    /// `metadata.json`).
+    static func storedFileName(_ name: String) -> String {
+        let replaced = String(String.UnicodeScalarView(name.unicodeScalars.map {
+            $0 == "/" || $0 == "\\" || $0.properties.generalCategory == .control ? "-" : $0
+        }))
+        var cleaned = Substring(replaced.trimmingCharacters(in: .whitespaces))
+        while cleaned.utf8.count > 200 { cleaned.removeFirst() }       // keep the extension
+        cleaned = cleaned.drop { $0 == "." || $0.isWhitespace }
+        return cleaned.isEmpty || cleaned == "metadata.json" ? "model.gguf" : String(cleaned)
     }
 }

@@ -1,5 +1,10 @@
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A folder of GGUF models: imported or downloaded ones it manages, plus the models it
 /// finds in the Hugging Face and Ollama caches (listed and loadable, never changed).
@@ -73,28 +78,41 @@ public actor ModelLibrary {
     /// The managed models, by name.
     /// - Throws: ``LLMKitError/libraryFailure(path:reason:)`` when the folder cannot be read.
     public func models() throws -> [ModelRecord] {
+        try managedModels().map(\.record)
+    }
+
+    /// The managed models with the folder each was read from. Only real folders directly in
+    /// the library count (a symbolic link never does), whose `metadata.json` is valid for that
+    /// folder's name and whose model file is a regular file in it: so everything listed, and
+    /// everything ``delete(_:beforeRemoving:)`` can reach, lies inside the library.
+    func managedModels() throws -> [(record: ModelRecord, folder: URL)] {
         guard FileManager.default.fileExists(atPath: root.path) else { return [] }
-        let folders: [URL]
+        let names: [String]
         do {
-            folders = try FileManager.default.contentsOfDirectory(at: root, includingPropertiesForKeys: nil)
+            names = try FileManager.default.contentsOfDirectory(atPath: root.path)
         } catch {
             throw LLMKitError.libraryFailure(path: root.path, reason: error.localizedDescription)
         }
-        return folders.filter { !$0.lastPathComponent.hasPrefix(".") }
-            .compactMap { folder in
-                // A record must name its own folder and a plain file in it (never `..`).
-                guard let record = try? Self.readRecord(in: folder), record.id == folder.lastPathComponent,
-                      (try? Self.safeFileName(record.fileName)) != nil,
-                      FileManager.default.fileExists(atPath: folder.appending(path: record.fileName).path) else { return nil }
-                return record
+        return names.filter { !$0.hasPrefix(".") }
+            .compactMap { name -> (record: ModelRecord, folder: URL)? in
+                let folder = root.appending(path: name)
+                guard LibraryFiles.kind(at: folder) == .directory, let record = Self.readRecord(in: folder),
+                      record.isValid(inFolderNamed: name),
+                      LibraryFiles.kind(at: folder.appending(path: record.fileName)) == .file else { return nil }
+                return (record, folder)
             }
-            .sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+            .sorted { ($0.record.name, $0.record.id) < ($1.record.name, $1.record.id) }
     }
 
     /// The managed model with this id or name.
     public func model(_ idOrName: String) throws -> ModelRecord? {
-        let records = try models()
-        return records.first { $0.id == idOrName } ?? records.first { $0.name == idOrName }
+        try managedModel(idOrName)?.record
+    }
+
+    /// The managed model with this id (first) or name, and its folder.
+    func managedModel(_ idOrName: String) throws -> (record: ModelRecord, folder: URL)? {
+        let models = try managedModels()
+        return models.first { $0.record.id == idOrName } ?? models.first { $0.record.name == idOrName }
     }
 
     /// The GGUF file of a managed model.
@@ -103,87 +121,82 @@ public actor ModelLibrary {
     }
 
     /// Deletes a managed model. `beforeRemoving` runs first, so that a loaded model can be
-    /// released before its file goes away.
+    /// released before its file goes away. Only the model's own folder in the library is
+    /// removed, and no symbolic link in it is followed.
     /// - Returns: the deleted model.
     /// - Throws: ``LLMKitError/modelNotInLibrary(_:)``, ``LLMKitError/readOnlyModel(_:)`` for a
     ///   model of another program's cache, or ``LLMKitError/libraryFailure(path:reason:)``.
     @discardableResult
     public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelRecord) async -> Void)? = nil) async throws -> ModelRecord {
-        guard let record = try model(idOrName) else {
+        guard let (record, folder) = try managedModel(idOrName) else {
             if discovered().contains(where: { $0.id == idOrName || $0.name == idOrName }) {
                 throw LLMKitError.readOnlyModel(idOrName)
             }
             throw LLMKitError.modelNotInLibrary(idOrName)
         }
         await beforeRemoving?(record)
-        let folder = record.folder(in: root)
-        // Rename first, so that the model disappears from listings at once and whole.
         let trash = root.appending(path: ".trash-\(UUID().uuidString)")
+        let lock = try await lock()
         do {
-            try FileManager.default.moveItem(at: folder, to: trash)
-            try FileManager.default.removeItem(at: trash)
+            defer { lock.release() }
+            // Checked again under the lock, after the callback: another process may have
+            // deleted or replaced the folder meanwhile.
+            guard LibraryFiles.kind(at: folder) == .directory, Self.readRecord(in: folder) == record else {
+                throw LLMKitError.modelNotInLibrary(idOrName)
+            }
+            // A rename moves the folder entry itself, so the model disappears from listings at
+            // once and whole; were it swapped for a link meanwhile, the link is what moves.
+            try LibraryFiles.move(folder, to: trash)
+        }
+        do {
+            try LibraryFiles.removeTree(at: trash)
         } catch {
-            throw LLMKitError.libraryFailure(path: folder.path, reason: "cannot delete it: \(error.localizedDescription)")
+            throw LLMKitError.libraryFailure(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(error.localizedDescription)); `llmkit pull --clean` retries")
         }
         return record
     }
 
-    // MARK: Storage
-
-    static func readRecord(in folder: URL) throws -> ModelRecord {
-        let data = try Data(contentsOf: folder.appending(path: "metadata.json"))
-        return try ModelRecord.decoder.decode(ModelRecord.self, from: data)
+    /// Locks the whole library (`.lock`) for a short change: registering or deleting a model.
+    func lock() async throws -> FileLock {
+        try createRoot()
+        return try await FileLock.acquire(root.appending(path: ".lock"))
     }
 
-    /// Moves a verified file into the library as a new model, atomically: the file and its
-    /// `metadata.json` are assembled in a staging folder that is then renamed into place.
-    /// An existing model with the same SHA-256 is returned instead.
-    func install(_ file: URL, moving: Bool, record: ModelRecord) throws -> ModelRecord {
-        try Task.checkCancellation()
-        removeLeftovers()
-        if let existing = try models().first(where: { $0.sha256 == record.sha256 }) {
-            if moving { try? FileManager.default.removeItem(at: file) }
-            return existing
-        }
-        let staging = root.appending(path: ".staging/\(UUID().uuidString)")
+    /// Creates the library's folder if needed.
+    func createRoot() throws {
         do {
-            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
-            let target = staging.appending(path: record.fileName)
-            if moving {
-                try FileManager.default.moveItem(at: file, to: target)
-            } else {
-                try FileManager.default.copyItem(at: file, to: target)
-            }
-            try ModelRecord.encoder.encode(record).write(to: staging.appending(path: "metadata.json"), options: .atomic)
-            try FileManager.default.moveItem(at: staging, to: record.folder(in: root))
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         } catch {
-            try? FileManager.default.removeItem(at: staging)
-            throw LLMKitError.libraryFailure(path: root.path, reason: "cannot add \(record.fileName): \(error.localizedDescription)")
+            throw LLMKitError.libraryFailure(path: root.path, reason: "cannot create it: \(error.localizedDescription)")
         }
-        return record
     }
-}
 
-extension ModelLibrary {
-    /// Removes what an interrupted delete (`.trash-*`) or a crashed install (a staging folder
-    /// older than a day, so that another process's install in progress is left alone) left behind.
-    func removeLeftovers() {
-        let manager = FileManager.default
-        for name in (try? manager.contentsOfDirectory(atPath: root.path)) ?? [] where name.hasPrefix(".trash-") {
-            try? manager.removeItem(at: root.appending(path: name))
+    /// Creates a working folder of the library (`.downloads`, `.staging`) if needed, and checks
+    /// that it is a real folder: one that is a link would send files outside the library.
+    func createWorkFolder(_ name: String) throws -> URL {
+        try createRoot()
+        let folder = root.appending(path: name)
+        if LibraryFiles.kind(at: folder) == .missing, mkdir(folder.path, 0o755) != 0, errno != EEXIST {
+            throw LibraryFiles.failure(folder, "cannot create it")
         }
-        let staging = root.appending(path: ".staging")
-        let dayAgo = Date().addingTimeInterval(-86_400)
-        for name in (try? manager.contentsOfDirectory(atPath: staging.path)) ?? [] {
-            let folder = staging.appending(path: name)
-            if let modified = (try? manager.attributesOfItem(atPath: folder.path))?[.modificationDate] as? Date, modified < dayAgo {
-                try? manager.removeItem(at: folder)
-            }
+        guard LibraryFiles.kind(at: folder) == .directory else {
+            throw LLMKitError.libraryFailure(path: folder.path, reason: "not a folder (a symbolic link or a file); move it away")
         }
+        return folder
+    }
+
+    /// The record in `folder`'s `metadata.json`, or nil when it is missing, not a regular
+    /// file, over 1 MiB or not a record.
+    static func readRecord(in folder: URL) -> ModelRecord? {
+        guard let data = try? LibraryFiles.readSmallFile(at: folder.appending(path: "metadata.json"), limit: 1 << 20) else {
+            return nil
+        }
+        return try? ModelRecord.decoder.decode(ModelRecord.self, from: data)
     }
 }
 
 extension ModelRecord {
-    /// The model's folder in a library.
+    /// The model's folder in a library (for records of ``ModelLibrary/models()``, whose id
+    /// is checked to be that folder's name).
     func folder(in root: URL) -> URL { root.appending(path: id) }
 }

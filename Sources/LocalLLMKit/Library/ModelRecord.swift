@@ -32,9 +32,11 @@ public struct ModelRecord: Codable, Sendable, Equatable, Identifiable {
     /// `selection.storageValue` and pass it to ``ModelLibrary/resolve(_:)``.
     public var selection: ModelSelection { ModelSelection("library:" + id) }
 
-    /// Describes a GGUF file whose SHA-256 is known.
+    /// Describes a GGUF file whose SHA-256 is known. Without `name`, the file's own
+    /// `general.name` (cleaned: it is whatever the file says) or its file name is used.
     init(file: GGUFFile, sha256: String, name: String?, fileName: String, sourceURLs: [String]) {
-        let displayName = name ?? file.name ?? String(fileName.dropLast(fileName.hasSuffix(".gguf") ? 5 : 0))
+        let displayName = name ?? file.name.flatMap(Self.cleanedName)
+            ?? Self.cleanedName(String(fileName.dropLast(fileName.hasSuffix(".gguf") ? 5 : 0))) ?? "model"
         self.id = Self.slug(displayName) + "-" + sha256.prefix(8)
         self.name = displayName
         self.fileName = fileName
@@ -56,6 +58,42 @@ public struct ModelRecord: Codable, Sendable, Equatable, Identifiable {
         let collapsed = String(mapped).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
             .drop { "._-".contains($0) }                     // never a hidden folder name
         return collapsed.isEmpty ? "model" : String(collapsed.prefix(60))
+    }
+
+    /// Whether this record can describe the library folder `folderName`: its id is that
+    /// folder's name, made only of `a-z 0-9 . _ -`, starting with neither `.` nor `-`, and ending with the start
+    /// of a well-formed SHA-256; its file name is a plain file name. A `metadata.json`
+    /// that fails is ignored, so a forged one can never steer a path out of its folder.
+    func isValid(inFolderNamed folderName: String) -> Bool {
+        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+              id == folderName, id.utf8.count <= 128, let first = id.utf8.first,
+              (48...57).contains(first) || (97...122).contains(first) || first == UInt8(ascii: "_"),
+              id.utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || "._-".utf8.contains($0) }),
+              id.hasSuffix("-" + sha256.prefix(8)), bytes >= 0 else { return false }
+        return (try? ModelLibrary.safeFileName(fileName)) != nil && fileName != "metadata.json"
+    }
+
+    /// A display name as given by a user: surrounding spaces trimmed; empty, over 200
+    /// characters, or holding control characters (newlines, terminal escapes) is refused.
+    /// - Throws: ``LLMKitError/invalidOption(name:reason:)`` naming the problem.
+    static func validatedName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot be empty") }
+        guard trimmed.count <= 200 else {
+            throw LLMKitError.invalidOption(name: "name", reason: "a model name has at most 200 characters (got \(trimmed.count))")
+        }
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot contain control characters (newlines, tabs, escapes)")
+        }
+        return trimmed
+    }
+
+    /// A display name taken from a file (`general.name`, a file name): control characters
+    /// removed, spaces trimmed, at most 200 characters; nil when nothing is left.
+    static func cleanedName(_ text: String) -> String? {
+        let kept = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        let trimmed = String(kept.trimmingCharacters(in: .whitespaces).prefix(200))
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     enum CodingKeys: String, CodingKey {

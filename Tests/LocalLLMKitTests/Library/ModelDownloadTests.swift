@@ -69,31 +69,43 @@ struct ModelDownloadTests {
         #expect(log.map(\.range) == [nil, "bytes=\(dropAt)-"])
     }
 
-    @Test("a partial file left by an earlier run is resumed, not downloaded again")
+    @Test("a partial file left by an earlier run is resumed with If-Range, not downloaded again")
     func resumesAfterRestart() async throws {
-        let library = LibraryFixtures.library(in: folder.url)
         let sha256 = try tinySHA256
-        let downloads = library.root.appending(path: ".downloads")
-        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
-        try writePrefix(of: served.appending(path: "tiny.gguf"), count: 1_000_000, to: downloads.appending(path: "\(sha256).partial"))
+        let url = server.url("/files/tiny.gguf")
+        try server.control("/control/drop/1000000")        // every response breaks after 1 MB
+        await #expect(throws: LLMKitError.self) {
+            try await LibraryFixtures.library(in: folder.url).download(ModelDownloadRequest(urls: [url], sha256: sha256)).value
+        }
+        let first = try server.log()
+        #expect(first.map(\.range) == [nil, "bytes=1000000-", "bytes=2000000-"])
+        let etag = try #require(first.first?.ifRange == nil ? first.last?.ifRange : nil)
 
-        let record = try await library.download(ModelDownloadRequest(urls: [server.url("/files/tiny.gguf")], sha256: sha256)).value
+        try server.control("/control/drop/0")
+        let library = LibraryFixtures.library(in: folder.url)    // a new value, as after a restart
+        let record = try await library.download(ModelDownloadRequest(urls: [url], sha256: sha256)).value
         #expect(record.sha256 == sha256)
-        #expect(try server.log().map(\.range) == ["bytes=1000000-"])
+        let resumed = try server.log()
+        #expect(resumed.map(\.range) == ["bytes=3000000-"] && resumed.map(\.ifRange) == [etag] && resumed.map(\.status) == [206])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.appending(path: ".downloads").path).isEmpty)
     }
 
     @Test("a server that ignores Range makes the download start over cleanly")
     func serverIgnoringRange() async throws {
         let library = LibraryFixtures.library(in: folder.url)
         let sha256 = try tinySHA256
-        let downloads = library.root.appending(path: ".downloads")
-        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
-        try Data(repeating: 0xAB, count: 12_345).write(to: downloads.appending(path: "\(sha256).partial"))
+        let url = server.url("/norange/tiny.gguf")
+        let files = PartialDownloadFiles(folder: library.root.appending(path: ".downloads"), url: url)
+        try FileManager.default.createDirectory(at: library.root.appending(path: ".downloads"), withIntermediateDirectories: true)
+        try Data(repeating: 0xAB, count: 12_345).write(to: files.partial)
+        try ResumeValidator(url: url, response: TransferResult(statusCode: 200, totalBytes: nil, resumed: false, entityTag: "\"v1\""))
+            .write(to: files.validator)
 
-        let record = try await library.download(ModelDownloadRequest(urls: [server.url("/norange/tiny.gguf")], sha256: sha256)).value
+        let record = try await library.download(ModelDownloadRequest(urls: [url], sha256: sha256)).value
         #expect(record.sha256 == sha256)
         #expect(record.bytes == Int64(try Data(contentsOf: served.appending(path: "tiny.gguf")).count))
-        #expect(try server.log().map(\.range) == ["bytes=12345-"])
+        let log = try server.log()
+        #expect(log.map(\.range) == ["bytes=12345-"] && log.map(\.ifRange) == ["\"v1\""] && log.map(\.status) == [200])
     }
 
     @Test("a 404 on the first mirror moves on to the second")
@@ -144,7 +156,7 @@ struct ModelDownloadTests {
             try await library.download(ModelDownloadRequest(urls: [url])).value
         } throws: { error in
             guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
-            return failedURL == url.absoluteString && reason.contains("interrupted")
+            return failedURL == url.absoluteString && reason.contains("gave up after 3 attempts")
         }
         #expect(try await library.models().isEmpty)
         let log = try server.log()
@@ -180,13 +192,14 @@ struct ModelDownloadTests {
         }
         await #expect(throws: CancellationError.self) { try await download.value }
         #expect(try await library.models().isEmpty)
-        let partial = library.root.appending(path: ".downloads/\(sha256).partial")
+        let partial = PartialDownloadFiles(folder: library.root.appending(path: ".downloads"), url: server.url("/slow/tiny.gguf")).partial
         let kept = ModelLibrary.size(of: partial)
         #expect(kept >= 1 << 20)
 
-        let record = try await library.download(try ModelDownloadRequest(urls: [server.url("/files/tiny.gguf")], sha256: sha256)).value
+        let record = try await library.download(try ModelDownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: sha256)).value
         #expect(record.sha256 == sha256)
-        #expect(try server.log().last?.range == "bytes=\(kept)-")
+        let last = try #require(try server.log().last)
+        #expect(last.range == "bytes=\(kept)-" && last.ifRange != nil && last.status == 206)
     }
 
     @Test("concurrent requests for the same model share one transfer")

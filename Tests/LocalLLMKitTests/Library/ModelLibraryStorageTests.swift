@@ -117,7 +117,7 @@ struct ModelLibraryStorageTests {
         #expect(HuggingFaceCache(environment: ["HF_HUB_CACHE": folder.url.path]).file(for: "hf-cache:org/repo@main/m.gguf") != nil)
     }
 
-    @Test("importing a relative symbolic link (as in the Hugging Face cache) copies its target; --move removes only the link")
+    @Test("Hardening #7: importing a relative symbolic link (as in the Hugging Face cache) copies its target; moving a link is refused")
     func importSymlink() async throws {
         let folder = try TemporaryDirectory()
         let library = LibraryFixtures.library(in: folder.url)
@@ -129,16 +129,25 @@ struct ModelLibraryStorageTests {
         let link = snapshot.appending(path: "tiny.gguf")
         try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "../../blobs/abc123")
 
-        let record = try await library.importModel(at: link, moving: true)
+        await #expect {
+            try await library.importModel(at: link, moving: true)
+        } throws: { error in
+            guard case LLMKitError.invalidModelReference(let path, let reason) = error else { return false }
+            return path == link.path && reason.contains("symbolic link") && reason.contains("without --move")
+        }
+        #expect(try await library.models().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
+
+        let record = try await library.importModel(at: link)
         #expect(try await library.models() == [record])
         #expect(record.fileName == "tiny.gguf")
         let stored = library.url(of: record)
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: stored.path)) == nil)     // a real file
         #expect(try LibraryFixtures.coreutilsSHA256(of: stored) == LibraryFixtures.coreutilsSHA256(of: blob))
-        #expect(!FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
+        #expect(FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
     }
 
-    @Test("names that would make a hidden folder still give a listed model")
+    @Test("Hardening #8: names that would make a hidden folder still give a listed model")
     func dotName() async throws {
         let folder = try TemporaryDirectory()
         let library = LibraryFixtures.library(in: folder.url)
@@ -148,7 +157,7 @@ struct ModelLibraryStorageTests {
         #expect(try await library.model("..hidden") == record)
     }
 
-    @Test("a metadata.json that names another folder is ignored, so delete cannot reach outside the library")
+    @Test("Hardening #3: a metadata.json that names another folder is ignored, so delete cannot reach outside the library")
     func forgedMetadata() async throws {
         let folder = try TemporaryDirectory()
         let library = LibraryFixtures.library(in: folder.url)
@@ -159,5 +168,31 @@ struct ModelLibraryStorageTests {
         #expect(try await library.models().isEmpty)
         await #expect(throws: LLMKitError.self) { try await library.delete("..") }
         #expect(FileManager.default.fileExists(atPath: library.root.path))
+    }
+
+    @Test("Hardening #8: removeLeftovers removes abandoned work but leaves what a running import or download holds")
+    func leftoversInUse() async throws {
+        let folder = try TemporaryDirectory()
+        let library = LibraryFixtures.library(in: folder.url)
+        let record = try await library.importModel(at: LibraryFixtures.smallModel(in: folder.url))
+        let busy = try await library.makeStaging()                 // an import in progress
+        try Data(count: 100).write(to: busy.file("half.gguf"))
+        let downloads = try await library.createWorkFolder(".downloads")
+        let running = PartialDownloadFiles(folder: downloads, url: URL(string: "http://127.0.0.1:1/a.gguf")!)
+        let stopped = PartialDownloadFiles(folder: downloads, url: URL(string: "http://127.0.0.1:1/b.gguf")!)
+        for files in [running, stopped] { try Data(count: 1000).write(to: files.partial) }
+        let downloadLock = try await FileLock.acquire(running.lock)     // a download in progress
+        try FileManager.default.createSymbolicLink(at: library.root.appending(path: ".trash-x"), withDestinationURL: folder.url)
+
+        let cleanup = try await library.removeLeftovers()
+        #expect(Set(cleanup.inUse) == [busy.folder, running.partial])
+        #expect(Set(cleanup.removed.map(\.lastPathComponent)) == [stopped.partial.lastPathComponent, ".trash-x"])
+        #expect(cleanup.freedBytes == 1000)
+        #expect(FileManager.default.fileExists(atPath: busy.file("half.gguf").path) && FileManager.default.fileExists(atPath: running.partial.path))
+        #expect(FileManager.default.fileExists(atPath: folder.url.path))          // the link went, not its target
+        #expect(try await library.models() == [record])
+        downloadLock.release()
+        await library.discard(busy)
+        #expect(try await library.removeLeftovers().removed == [running.partial])
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ModelLibrary {
+    /// A folder in `.staging` where a new model is assembled (its file, then its
+    /// `metadata.json`) before one rename puts it in place. It stays locked while it exists,
+    /// so that a cleanup, in this or another process, leaves it alone.
+    struct Staging: Sendable {
+        /// The folder.
+        let folder: URL
+        /// The lock on the folder.
+        let lock: FileLock
+
+        /// The path of a file in the folder.
+        func file(_ name: String) -> URL { folder.appending(path: name) }
+    }
+
+    /// Creates and locks a new staging folder.
+    /// - Throws: ``LLMKitError/libraryFailure(path:reason:)``.
+    func makeStaging() throws -> Staging {
+        let parent = try createWorkFolder(".staging")
+        for _ in 0..<3 {
+            let folder = parent.appending(path: UUID().uuidString)
+            guard mkdir(folder.path, 0o755) == 0 else { throw LibraryFiles.failure(folder, "cannot create it") }
+            if let lock = FileLock.acquireIfFree(folder) { return Staging(folder: folder, lock: lock) }
+            // A cleanup took the new folder for a leftover in the instant before it was locked.
+        }
+        throw LLMKitError.libraryFailure(path: parent.path, reason: "cannot create a staging folder")
+    }
+
+    /// Deletes a staging folder and everything in it.
+    func discard(_ staging: Staging) {
+        try? LibraryFiles.removeTree(at: staging.folder)
+        staging.lock.release()
+    }
+
+    /// Registers the model assembled in `staging` (its file already in place, flushed to
+    /// disk): writes `metadata.json`, then, under the library's lock, renames the folder to
+    /// the model's id. A model with the same SHA-256 that is already there wins: it is
+    /// returned and the staging folder deleted. On an error the caller discards `staging`.
+    func commit(_ staging: Staging, record: ModelRecord) async throws -> ModelRecord {
+        try Task.checkCancellation()
+        removeAbandonedWork()
+        try LibraryFiles.writeAtomically(ModelRecord.encoder.encode(record), to: staging.file("metadata.json"))
+        let lock = try await lock()
+        defer { lock.release() }
+        if let existing = try models().first(where: { $0.sha256 == record.sha256 }) {
+            discard(staging)
+            return existing
+        }
+        let destination = root.appending(path: record.id)
+        guard record.isValid(inFolderNamed: record.id), LibraryFiles.kind(at: destination) == .missing else {
+            throw LLMKitError.libraryFailure(path: destination.path,
+                                             reason: "cannot add \(record.fileName): something that is not a valid model already has that name")
+        }
+        try LibraryFiles.move(staging.folder, to: destination)
+        staging.lock.release()
+        return record
+    }
+
+    /// Copies `source` to `target` (a new file) while computing its SHA-256, in one pass off
+    /// the caller's actor, and flushes it to disk; stops when the caller is cancelled.
+    /// - Throws: ``LLMKitError/libraryFailure(path:reason:)`` when writing fails (a full disk).
+    static func copyHashing(_ source: URL, to target: URL) async throws -> String {
+        let task = Task.detached(priority: .utility) { () throws -> String in
+            let input = try FileHandle(forReadingFrom: source)
+            defer { try? input.close() }
+            let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw LibraryFiles.failure(target, "cannot create it") }
+            let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            var digest = SHA256Digest()
+            do {
+                while let chunk = try input.read(upToCount: 4 << 20), !chunk.isEmpty {
+                    try Task.checkCancellation()
+                    digest.update(chunk)
+                    try output.write(contentsOf: chunk)
+                }
+                try output.synchronize()
+            } catch let error as CancellationError {
+                throw error
+            } catch {
+                throw LLMKitError.libraryFailure(path: target.path, reason: "cannot copy \(source.path) here: \(LibraryFiles.describe(error))")
+            }
+            return digest.finalize()
+        }
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+}
