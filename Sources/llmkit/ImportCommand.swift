@@ -30,7 +30,7 @@ enum ImportCommand {
         if arguments.has("--json") {
             try Console.printJSON(ModelReport(record, in: library))
         } else {
-            Console.err("imported \(record.name), \(ByteCount.format(record.bytes)), sha256 \(record.sha256)\n")
+            Console.message("imported \(record.name), \(ByteCount.format(record.bytes)), sha256 \(record.sha256)")
             Console.out(record.id + "\n")
         }
         return .success

@@ -55,7 +55,7 @@ enum PullCommand {
         let request = try ModelDownloadRequest(reference: reference, sha256: arguments.value("--sha256"), mirrors: mirrors,
                                                name: arguments.value("--name"), listing: listing)
         let library = ModelLibrary()
-        Console.err("pulling \(request.urls[0].absoluteString) into \(library.root.path)\n")
+        Console.message("pulling \(request.urls[0].absoluteString) into \(library.root.path)")
         let download = library.download(request)
         var view = DownloadProgressView()
         let record: ModelRecord
@@ -72,7 +72,7 @@ enum PullCommand {
             view.finish()
             let urls = Set(request.urls.map(\.absoluteString))
             for partial in await library.partialDownloads() where partial.url.map(urls.contains) == true {
-                Console.err("kept \(ByteCount.format(partial.bytes)) of \(partial.url ?? "the download") to resume; pull again to resume, or `llmkit pull --clean` to remove it\n")
+                Console.message("kept \(ByteCount.format(partial.bytes)) of \(partial.url ?? "the download") to resume; pull again to resume, or `llmkit pull --clean` to remove it")
             }
             throw error
         }
@@ -94,7 +94,7 @@ enum PullCommand {
             try Console.printJSON(CleanupReport(removed: cleanup.removed.map(\.path), freedBytes: cleanup.freedBytes,
                                                 inUse: cleanup.inUse.map(\.path)))
         } else {
-            for url in cleanup.removed { Console.out(url.path + "\n") }
+            for url in cleanup.removed { Console.out(TerminalText.escaped(url.path) + "\n") }
             Console.err("removed \(cleanup.removed.count) leftover\(cleanup.removed.count == 1 ? "" : "s"), \(ByteCount.format(cleanup.freedBytes)) freed\n")
         }
         if !cleanup.inUse.isEmpty {

@@ -19,7 +19,7 @@ enum RemoveCommand {
         guard let name = arguments.positionals.first else { throw UsageError(message: "missing ID") }
         let library = ModelLibrary()
         let record = try await library.delete(name)
-        Console.err("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed\n")
+        Console.message("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed")
         return .success
     }
 }
