@@ -64,6 +64,8 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case readOnlyModel(String)
     /// The model library's folder could not be read or written.
     case libraryFailure(path: String, reason: String)
+    /// A chat template exceeded a bound it is parsed and rendered under (see ``ChatTemplate/Limits``).
+    case templateBoundExceeded(ChatTemplate.Bound, reason: String)
 }
 
 extension LLMKitError: LocalizedError {
@@ -128,6 +130,8 @@ extension LLMKitError: LocalizedError {
             return "\(id) belongs to another program's model cache and is never changed or deleted"
         case .libraryFailure(let path, let reason):
             return "model library \(path): \(reason)"
+        case .templateBoundExceeded(let bound, let reason):
+            return "chat template stopped at its \(bound) bound: \(reason)"
         }
     }
 }
