@@ -161,6 +161,7 @@ public struct ChatTemplate: Sendable {
         if !tools.isEmpty && !supportsToolCalls {
             throw LLMKitError.toolsUnsupported(template: source.description)
         }
+        try check(arguments)
         let request = ChatRenderRequest(messages: messages, addGenerationPrompt: addGenerationPrompt,
                                         enableThinking: enableThinking, useJinja: usesJinja, arguments: arguments,
                                         tools: tools, toolChoice: toolChoice)
@@ -180,6 +181,24 @@ public struct ChatTemplate: Sendable {
         let strictDetails = try strictRender.describe()
         return RenderedChatPrompt(details: strictDetails, isolated: strict.splitAtSentinels(strictDetails.prompt),
                                   render: strictRender)
+    }
+
+    /// Checks template arguments: they are rendered as template text, so their text must not
+    /// hold a control-token text, and they must not replace what llama.cpp sets itself.
+    /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
+    func check(_ arguments: [String: TemplateArgument]) throws {
+        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            if Conversation.Configuration.reservedTemplateArgumentNames.contains(name) {
+                throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
+                                                reason: "llama.cpp sets \(name) itself; it cannot be overridden")
+            }
+            guard case .string(let text) = value else { continue }
+            let bytes = Array(text.utf8)
+            if let found = controlTexts.occurrences(in: bytes).first {
+                throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
+                                                reason: "it holds the control-token text \(String(decoding: bytes[found], as: UTF8.self))")
+            }
+        }
     }
 
     /// The names of llama.cpp's built-in templates.
