@@ -129,6 +129,7 @@ void * child_worker(void * argument) {
     stack.ss_size = sizeof(alternate_stack);
     sigaltstack(&stack, nullptr);
 
+#if defined(__linux__)
     pthread_attr_t attributes;
     if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
         void * address = nullptr;
@@ -139,6 +140,10 @@ void * child_worker(void * argument) {
         }
         pthread_attr_destroy(&attributes);
     }
+#elif defined(__APPLE__)
+    child_stack_high = reinterpret_cast<std::uintptr_t>(pthread_get_stackaddr_np(pthread_self()));
+    child_stack_low = child_stack_high - pthread_get_stacksize_np(pthread_self());
+#endif
     try {
         const std::string result = (*job->body)();
         report(status_ok, template_bound{}, result.data(), result.size());
@@ -218,6 +223,39 @@ void * child_worker(void * argument) {
     _exit(0);
 }
 
+struct stack_job {
+    const std::function<std::string()> * body;
+    std::string result;
+    std::exception_ptr error;
+};
+
+void * stack_worker(void * argument) {
+    auto * job = static_cast<stack_job *>(argument);
+    try {
+        job->result = (*job->body)();
+    } catch (...) {
+        job->error = std::current_exception();
+    }
+    return nullptr;
+}
+
+/// Runs `body` on a thread with the limits' stack and waits for it.
+std::string run_on_stack(const template_limits & limits, const std::function<std::string()> & body) {
+    stack_job job{&body, {}, nullptr};
+    pthread_attr_t attributes;
+    pthread_t thread;
+    if (pthread_attr_init(&attributes) != 0 || pthread_attr_setstacksize(&attributes, limits.stack_bytes) != 0 ||
+        pthread_create(&thread, &attributes, stack_worker, &job) != 0) {
+        throw std::runtime_error("cannot start the thread that renders the chat template");
+    }
+    pthread_attr_destroy(&attributes);
+    pthread_join(thread, nullptr);
+    if (job.error) {
+        std::rethrow_exception(job.error);
+    }
+    return job.result;
+}
+
 std::string describe_exit(int status) {
     if (WIFSIGNALED(status)) {
         const int signal_number = WTERMSIG(status);
@@ -232,15 +270,23 @@ std::string describe_exit(int status) {
 
 std::string run_contained(const template_limits & limits, const std::function<std::string()> & body) {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
+    if (pipe(fds) != 0) {
         throw std::runtime_error(std::string("cannot create a pipe for the chat template: ") + std::strerror(errno));
     }
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     const pid_t parent = getpid();
     const pid_t child = fork();
     if (child < 0) {
         const int error = errno;
         close(fds[0]);
         close(fds[1]);
+        if (error == ENOSYS || error == EPERM) {
+            // A platform without processes of one's own (iOS): the static checks of the source
+            // still apply, and the engine runs on a thread with the bounded stack; time and
+            // memory are not bounded there.
+            return run_on_stack(limits, body);
+        }
         throw std::runtime_error(std::string("cannot start a process for the chat template: ") + std::strerror(error));
     }
     if (child == 0) {
