@@ -42,6 +42,11 @@ std::uintptr_t child_stack_high = 0;
 char child_depth_message[160];
 char child_size_message[160];
 
+std::string size_bound_message(const template_limits & limits) {
+    return "the template builds too much text or data (size bound: " + std::to_string(limits.memory_bytes >> 20) +
+           " MiB of memory)";
+}
+
 void write_all(int fd, const char * data, std::size_t length) {
     while (length > 0) {
         const ssize_t written = write(fd, data, length);
@@ -170,8 +175,7 @@ void * child_worker(void * argument) {
 #endif
     std::snprintf(child_depth_message, sizeof(child_depth_message),
                   "the template recurses or nests too deeply (depth bound: %zu MiB of stack)", limits.stack_bytes >> 20);
-    std::snprintf(child_size_message, sizeof(child_size_message),
-                  "the template builds too much text or data (size bound: %zu MiB of memory)", limits.memory_bytes >> 20);
+    std::snprintf(child_size_message, sizeof(child_size_message), "%s", size_bound_message(limits).c_str());
     // Another thread of the parent may have held the log's lock at the fork: never take it here.
     common_log_set_verbosity_thold(-1);
     ggml_set_abort_callback(on_ggml_abort);
@@ -304,7 +308,7 @@ std::string run_contained(const template_limits & limits, const std::function<st
                               std::chrono::duration<double>(limits.seconds));
     std::string message;
     int status = 0;
-    bool exited = false, timed_out = false;
+    bool exited = false, timed_out = false, oversized = false;
     auto complete = [&] {
         if (message.size() < header_size) {
             return false;
@@ -343,6 +347,7 @@ std::string run_contained(const template_limits & limits, const std::function<st
         if (polled > 0) {
             drain();
             if (message.size() > limits.memory_bytes + header_size) {
+                oversized = true;
                 break;
             }
             continue;
@@ -363,6 +368,9 @@ std::string run_contained(const template_limits & limits, const std::function<st
     }
     close(input);
 
+    if (oversized) {
+        throw template_limit_error(template_bound::size, size_bound_message(limits));
+    }
     if (!complete()) {
         if (timed_out || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)) {
             char text[120];
