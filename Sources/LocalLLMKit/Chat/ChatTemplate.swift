@@ -148,7 +148,10 @@ public struct ChatTemplate: Sendable {
     ///   - addGenerationPrompt: end with the marker that starts the assistant's answer.
     ///   - enableThinking: passed to the template as `enable_thinking`.
     ///   - arguments: extra template variables, such as `reasoning_effort`.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)``.
+    /// - Returns: the prompt, with the message texts kept apart from the template text, so that
+    ///   none of them becomes a control token.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)``, ``LLMKitError/templateBoundExceeded(_:reason:)``,
+    ///   or ``LLMKitError/invalidOption(name:reason:)`` for an argument that cannot be used.
     public func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
                        arguments: [String: TemplateArgument] = [:]) throws -> RenderedChatPrompt {
         try render(messages, addGenerationPrompt: addGenerationPrompt, enableThinking: enableThinking,

@@ -129,6 +129,29 @@ struct TemplateBoundsTests {
         #expect(template.source == .builtin("gemma"))
     }
 
+    @Test("Hardening #10: a saved conversation's template is bounded when it is restored",
+          arguments: [AdversarialTemplate.endlessRecursion, .hugeRepetition])
+    func restoredTemplate(_ template: AdversarialTemplate) async throws {
+        let model = try await TestModel.load()
+        let directory = try TemporaryDirectory()
+        let saved = directory.file("saved.llmconv"), forged = directory.file("forged.llmconv")
+        let conversation = try Conversation(model: model)
+        _ = try await conversation.respond(to: "Hello.", options: .greedy(maximumTokens: 2))
+        try await conversation.save(to: saved)
+        try ArchiveForger.forge(saved, to: forged, header: { header in
+            var configuration = header["configuration"] as? [String: Any] ?? [:]
+            configuration["chatTemplate"] = template.source
+            header["configuration"] = configuration
+        })
+        #expect {
+            _ = try Conversation(restoringFrom: forged, model: model)
+        } throws: { error in
+            guard case LLMKitError.templateBoundExceeded(let bound, let reason) = error else { return false }
+            return bound == template.bound && reason.contains(forged.path)
+        }
+        #expect(try await Conversation(restoringFrom: saved, model: model).turnCount == 1)
+    }
+
     @Test("Hardening #10: limits that cannot work are rejected")
     func badLimits() async throws {
         let model = try await TestModel.vocabulary()
