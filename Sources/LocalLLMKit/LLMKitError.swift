@@ -66,6 +66,8 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case libraryFailure(path: String, reason: String)
     /// `maximumTokens` leaves no room for a prompt: the context holds `contextLength` tokens in all.
     case maximumTokensExceedContext(maximumTokens: Int, contextLength: Int)
+    /// A chat template exceeded a bound it is parsed and rendered under (see ``ChatTemplate/Limits``).
+    case templateBoundExceeded(ChatTemplate.Bound, reason: String)
 }
 
 extension LLMKitError: LocalizedError {
@@ -133,6 +135,8 @@ extension LLMKitError: LocalizedError {
         case .maximumTokensExceedContext(let maximumTokens, let contextLength):
             return "maximumTokens is \(maximumTokens), but the context holds \(contextLength) tokens in all (prompt and answer); "
                 + "ask for fewer tokens or a longer context"
+        case .templateBoundExceeded(let bound, let reason):
+            return "chat template stopped at its \(bound) bound: \(reason)"
         }
     }
 }

@@ -105,8 +105,18 @@ enum GenerationFlags {
         if let path = arguments.value("--chat-template") {
             configuration.chatTemplate = try templateSource(path)
         }
-        return try Conversation(model: model, instructions: arguments.value("--system"), tools: try tools(arguments),
-                                configuration: configuration)
+        let conversation = try Conversation(model: model, instructions: arguments.value("--system"),
+                                            tools: try tools(arguments), configuration: configuration)
+        warnAboutReplacedTemplate(conversation.template)
+        return conversation
+    }
+
+    /// One line on stderr when the model's embedded template could not be used and another
+    /// replaced it: the model may then be prompted in a format it was not trained on.
+    static func warnAboutReplacedTemplate(_ template: ChatTemplate) {
+        guard let error = template.embeddedTemplateError else { return }
+        let reason = (error.errorDescription ?? "\(error)").replacingOccurrences(of: "\n", with: " ")
+        Console.err("llmkit: warning: the model's embedded chat template cannot be used (\(reason)); using \(template.source) instead\n")
     }
 
     /// The bundled tools named by `--tools`.

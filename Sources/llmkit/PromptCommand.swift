@@ -37,6 +37,7 @@ enum PromptCommand {
         let template = try arguments.value("--chat-template").map {
             try ChatTemplate(model: model, override: GenerationFlags.templateSource($0))
         } ?? ChatTemplate(model: model)
+        GenerationFlags.warnAboutReplacedTemplate(template)
         let rendered = try template.render(messages, addGenerationPrompt: !arguments.has("--no-generation-prompt"),
                                            enableThinking: arguments.has("--thinking"))
         if arguments.has("--template-source") { Console.err("template: \(template.source)\n") }

@@ -89,15 +89,41 @@ uint32_t llmkit_sampler_seed(const llmkit_sampler * sampler);
 /// Frees a sampler. Accepts NULL.
 void llmkit_sampler_free(llmkit_sampler * sampler);
 
-/// llama.cpp's chat templates for one model (common_chat_templates): immutable
-/// after creation, safe to use from several threads.
+/// Bounds on chat template work. llama.cpp's Jinja engine has none of its own, so every
+/// template parse and render runs in a child process, on a thread with a stack of
+/// `stack_bytes`, with at most `memory_bytes` more memory, for at most `seconds`.
+/// Start from `llmkit_template_limits_default()`.
+typedef struct llmkit_template_limits {
+    uint64_t source_bytes;   // longest template source
+    uint32_t nesting_depth;  // deepest nesting of brackets, prefix operators and blocks
+    uint32_t tag_tokens;     // most tokens in one {{ }} or {% %} tag
+    uint64_t memory_bytes;
+    double   seconds;
+    uint64_t stack_bytes;
+} llmkit_template_limits;
+
+/// The bound a template exceeded, reported next to the error.
+enum {
+    LLMKIT_TEMPLATE_BOUND_NONE  = 0,
+    LLMKIT_TEMPLATE_BOUND_DEPTH = 1,
+    LLMKIT_TEMPLATE_BOUND_SIZE  = 2,
+    LLMKIT_TEMPLATE_BOUND_TIME  = 3,
+};
+
+/// Generous bounds that every real template shipped with llama.cpp stays far within.
+llmkit_template_limits llmkit_template_limits_default(void);
+
+/// llama.cpp's chat templates for one model: immutable after creation, safe to use from
+/// several threads. The model must outlive them.
 typedef struct llmkit_chat_templates llmkit_chat_templates;
 
-/// Creates the templates. `source` is a Jinja template, or NULL / "" for the model's
-/// embedded template (ChatML when it has none), or the name of one of llama.cpp's
-/// built-in templates (rendered by `llama_chat_apply_template` when the request
-/// says `"use_jinja": false`). Returns NULL and sets `*error` on failure.
+/// Creates the templates, checking that llama.cpp can parse them within `limits` (NULL for the
+/// defaults). `source` is a Jinja template, or NULL / "" for the model's embedded template
+/// (ChatML when it has none), or the name of one of llama.cpp's built-in templates (rendered by
+/// `llama_chat_apply_template` when the request says `"use_jinja": false`). Returns NULL and
+/// sets `*error` on failure, and `*bound` (may be NULL) to the bound exceeded, if any.
 llmkit_chat_templates * llmkit_chat_templates_create(const struct llama_model * model, const char * source,
+                                                     const llmkit_template_limits * limits, int32_t * bound,
                                                      llmkit_error * error);
 
 /// A JSON object describing the templates: `{"source", "supports_thinking", "caps": {...}}`.
@@ -109,12 +135,15 @@ void llmkit_chat_templates_free(llmkit_chat_templates * templates);
 /// A rendered prompt with its output parser (common_chat_params).
 typedef struct llmkit_chat_render llmkit_chat_render;
 
-/// Renders a request, a JSON object:
+/// Renders `count` requests, a JSON array of objects
 /// `{"messages": [OpenAI-style messages], "add_generation_prompt": bool, "enable_thinking": bool,
-///   "use_jinja": bool, "kwargs": {name: JSON text}, "tools": [OpenAI tools], "tool_choice": "auto"}`.
-/// Returns NULL and sets `*error` on failure.
-llmkit_chat_render * llmkit_chat_render_create(const llmkit_chat_templates * templates, const char * request_json,
-                                               llmkit_error * error);
+///   "use_jinja": bool, "kwargs": {name: JSON text}, "tools": [OpenAI tools], "tool_choice": "auto"}`,
+/// in one contained run, into `renders[0..<count]`. A request the template rejects gets a NULL
+/// render and its message in `request_errors[i]` (else NULL). Returns false, sets `*error` and
+/// `*bound` (as for creation) and fills nothing when the run itself fails.
+bool llmkit_chat_renders_create(const llmkit_chat_templates * templates, const char * requests_json,
+                                llmkit_chat_render ** renders, llmkit_error * request_errors, int32_t count,
+                                int32_t * bound, llmkit_error * error);
 
 /// The rendered prompt and its parameters as a JSON object: `{"prompt", "format",
 /// "generation_prompt", "supports_thinking", "thinking_start_tag", "thinking_end_tags",

@@ -1,11 +1,13 @@
 import CLlamaBridge
 import Foundation
 
-/// Owns llama.cpp's `common_chat_templates` for one model (immutable, thread-safe).
+/// Owns the bridge's templates for one model (immutable, thread-safe). llama.cpp parses and
+/// renders them only in contained child processes, under ``limits``.
 final class ChatTemplatesHandle: @unchecked Sendable {
     let pointer: OpaquePointer
-    /// Keeps the model alive while the templates exist.
+    /// Keeps the model alive while the templates exist: the bridge borrows it.
     private let model: ModelHandle
+    let limits: ChatTemplate.Limits
 
     struct Description: Decodable {
         let source: String
@@ -13,13 +15,18 @@ final class ChatTemplatesHandle: @unchecked Sendable {
         let caps: [String: Bool]
     }
 
-    init(model: ModelHandle, source: String) throws {
+    /// - Throws: ``LLMKitError/templateFailed(reason:)``, or ``LLMKitError/templateBoundExceeded(_:reason:)``.
+    init(model: ModelHandle, source: String, limits: ChatTemplate.Limits) throws {
+        try limits.validate()
         var error: llmkit_error?
-        guard let pointer = llmkit_chat_templates_create(model.pointer, source, &error) else {
-            throw LLMKitError.templateFailed(reason: Bridge.take(error) ?? "llama.cpp rejected the template")
+        var bound: Int32 = 0
+        var bridged = limits.bridged
+        guard let pointer = llmkit_chat_templates_create(model.pointer, source, &bridged, &bound, &error) else {
+            throw Bridge.templateError(Bridge.take(error), bound: bound)
         }
         self.pointer = pointer
         self.model = model
+        self.limits = limits
     }
 
     deinit {
@@ -91,19 +98,43 @@ final class ChatRenderHandle: @unchecked Sendable {
         let grammarLazy: Bool
     }
 
-    init(templates: ChatTemplatesHandle, request: ChatRenderRequest) throws {
+    private init(pointer: OpaquePointer, templates: ChatTemplatesHandle) {
+        self.pointer = pointer
+        self.templates = templates
+    }
+
+    /// Renders several requests in one contained run of the template engine.
+    /// - Returns: one render per request, in order; nil for a request the template rejected.
+    /// - Throws: ``LLMKitError/templateBoundExceeded(_:reason:)`` when the run exceeds a bound
+    ///   (then nothing is rendered), ``LLMKitError/templateFailed(reason:)`` when it cannot run.
+    static func render(_ requests: [ChatRenderRequest],
+                       with templates: ChatTemplatesHandle) throws -> [Result<ChatRenderHandle, LLMKitError>] {
         let json: String
         do {
-            json = try request.json()
+            json = OrderedJSON.array(try requests.map { try OrderedJSONParser.parse($0.json()) }).serialized()
         } catch {
             throw LLMKitError.templateFailed(reason: "cannot encode the messages: \(error)")
         }
+        var pointers = [OpaquePointer?](repeating: nil, count: requests.count)
+        var errors = [llmkit_error?](repeating: nil, count: requests.count)
         var error: llmkit_error?
-        guard let pointer = llmkit_chat_render_create(templates.pointer, json, &error) else {
-            throw LLMKitError.templateFailed(reason: Bridge.take(error) ?? "the template could not render the messages")
+        var bound: Int32 = 0
+        let succeeded = pointers.withUnsafeMutableBufferPointer { renders in
+            errors.withUnsafeMutableBufferPointer { messages in
+                llmkit_chat_renders_create(templates.pointer, json, renders.baseAddress, messages.baseAddress,
+                                           Int32(requests.count), &bound, &error)
+            }
         }
-        self.pointer = pointer
-        self.templates = templates
+        guard succeeded else {
+            throw Bridge.templateError(Bridge.take(error), bound: bound)
+        }
+        return zip(pointers, errors).map { pointer, message in
+            let reason = Bridge.take(message)
+            guard let pointer else {
+                return .failure(.templateFailed(reason: reason ?? "the template could not render the messages"))
+            }
+            return .success(ChatRenderHandle(pointer: pointer, templates: templates))
+        }
     }
 
     deinit {

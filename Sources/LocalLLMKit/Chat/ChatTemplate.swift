@@ -48,23 +48,34 @@ public struct ChatTemplate: Sendable {
     public let supportsToolCalls: Bool
     /// The template's Jinja source (or built-in name).
     public let text: String
+    /// Why the model's embedded template is not in use, when it could not be loaded (it does not
+    /// parse, or exceeds a bound) and a built-in template or ChatML replaced it; nil otherwise.
+    /// The replacement may not match the prompt format the model was trained on.
+    public let embeddedTemplateError: LLMKitError?
+    /// The bounds this template is parsed and rendered under.
+    public var limits: Limits { handle.limits }
 
     let handle: ChatTemplatesHandle
     /// Built-in templates are rendered by `llama_chat_apply_template`, not by the Jinja engine.
     let usesJinja: Bool
+    /// The texts of the model's control tokens, which message text must never become.
+    let controlTexts: ControlTokenTexts
 
     /// The template for `model`, optionally overridden.
     /// - Parameters:
     ///   - model: the model whose vocabulary supplies the BOS and EOS texts.
     ///   - override: Jinja source, or a built-in template name such as `chatml`, `gemma`, `llama3`.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be parsed.
-    public init(model: LocalModel, override: String? = nil) throws {
-        try self.init(handle: model.handle, architecture: model.file.architecture, override: override)
+    ///   - limits: the bounds that parsing and rendering run under.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be parsed,
+    ///   ``LLMKitError/templateBoundExceeded(_:reason:)`` when it exceeds a bound.
+    public init(model: LocalModel, override: String? = nil, limits: Limits = .standard) throws {
+        try self.init(handle: model.handle, architecture: model.file.architecture, override: override, limits: limits)
     }
 
     /// The template for `model`, overridden by the Jinja file at `url`.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)`` naming the file when it cannot be read or parsed.
-    public init(model: LocalModel, overrideFile url: URL) throws {
+    /// - Throws: ``LLMKitError/templateFailed(reason:)`` naming the file when it cannot be read or parsed,
+    ///   ``LLMKitError/templateBoundExceeded(_:reason:)`` naming it when it exceeds a bound.
+    public init(model: LocalModel, overrideFile url: URL, limits: Limits = .standard) throws {
         let source: String
         do {
             source = try String(contentsOf: url, encoding: .utf8)
@@ -72,39 +83,54 @@ public struct ChatTemplate: Sendable {
             throw LLMKitError.templateFailed(reason: "cannot read \(url.path): \(error.localizedDescription)")
         }
         do {
-            try self.init(model: model, override: source)
+            try self.init(model: model, override: source, limits: limits)
         } catch LLMKitError.templateFailed(let reason) {
             throw LLMKitError.templateFailed(reason: "\(url.path): \(reason)")
+        } catch LLMKitError.templateBoundExceeded(let bound, let reason) {
+            throw LLMKitError.templateBoundExceeded(bound, reason: "\(url.path): \(reason)")
         }
     }
 
-    init(handle model: ModelHandle, architecture: String?, override: String?) throws {
+    init(handle model: ModelHandle, architecture: String?, override: String?, limits: Limits = .standard) throws {
         let builtins = Self.builtinNames()
+        let controlTexts = ControlTokenTexts.of(model)
+        func make(_ text: String, _ source: Source, jinja: Bool, embeddedError: LLMKitError? = nil) throws -> ChatTemplate {
+            try ChatTemplate(model: model, text: text, source: source, jinja: jinja, limits: limits,
+                             controlTexts: controlTexts, embeddedError: embeddedError)
+        }
         if let override, !override.isEmpty {
             if builtins.contains(override) && override != "chatml" {
-                try self.init(model: model, text: override, source: .builtin(override), jinja: false)
+                self = try make(override, .builtin(override), jinja: false)
             } else {
-                try self.init(model: model, text: override, source: override == "chatml" ? .chatml : .override, jinja: true)
+                self = try make(override, override == "chatml" ? .chatml : .override, jinja: true)
             }
             return
         }
-        if let embedded = llama_model_chat_template(model.pointer, nil).map({ String(cString: $0) }),
-           let template = try? Self(model: model, text: embedded, source: .embedded, jinja: true) {
-            self = template
-            return
+        // An embedded template that fails is replaced, but the failure is kept on the template
+        // (and `llmkit` warns about it): a silent replacement would prompt the model in a format
+        // it was not trained on, and hide a template that exceeds its bounds.
+        var embeddedError: LLMKitError?
+        if let embedded = llama_model_chat_template(model.pointer, nil).map({ String(cString: $0) }) {
+            do {
+                self = try make(embedded, .embedded, jinja: true)
+                return
+            } catch let error as LLMKitError {
+                embeddedError = error
+            }
         }
         if let architecture {
             let stem = String(architecture.reversed().drop(while: \.isNumber).reversed())
             if let name = [architecture, stem].first(where: { builtins.contains($0) && $0 != "chatml" }) {
-                try self.init(model: model, text: name, source: .builtin(name), jinja: false)
+                self = try make(name, .builtin(name), jinja: false, embeddedError: embeddedError)
                 return
             }
         }
-        try self.init(model: model, text: "chatml", source: .chatml, jinja: true)
+        self = try make("chatml", .chatml, jinja: true, embeddedError: embeddedError)
     }
 
-    private init(model: ModelHandle, text: String, source: Source, jinja: Bool) throws {
-        let handle = try ChatTemplatesHandle(model: model, source: text)
+    private init(model: ModelHandle, text: String, source: Source, jinja: Bool, limits: Limits,
+                 controlTexts: ControlTokenTexts, embeddedError: LLMKitError?) throws {
+        let handle = try ChatTemplatesHandle(model: model, source: text, limits: limits)
         let description = try handle.describe()
         self.handle = handle
         self.text = jinja ? description.source : text
@@ -112,6 +138,8 @@ public struct ChatTemplate: Sendable {
         self.usesJinja = jinja
         self.supportsThinking = jinja && description.supportsThinking
         self.supportsToolCalls = jinja && (description.caps["supports_tool_calls"] ?? false)
+        self.controlTexts = controlTexts
+        self.embeddedTemplateError = embeddedError
     }
 
     /// Renders `messages` into a prompt.
@@ -120,7 +148,10 @@ public struct ChatTemplate: Sendable {
     ///   - addGenerationPrompt: end with the marker that starts the assistant's answer.
     ///   - enableThinking: passed to the template as `enable_thinking`.
     ///   - arguments: extra template variables, such as `reasoning_effort`.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)``.
+    /// - Returns: the prompt, with the message texts kept apart from the template text, so that
+    ///   none of them becomes a control token.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)``, ``LLMKitError/templateBoundExceeded(_:reason:)``,
+    ///   or ``LLMKitError/invalidOption(name:reason:)`` for an argument that cannot be used.
     public func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
                        arguments: [String: TemplateArgument] = [:]) throws -> RenderedChatPrompt {
         try render(messages, addGenerationPrompt: addGenerationPrompt, enableThinking: enableThinking,
@@ -133,15 +164,44 @@ public struct ChatTemplate: Sendable {
         if !tools.isEmpty && !supportsToolCalls {
             throw LLMKitError.toolsUnsupported(template: source.description)
         }
+        try check(arguments)
         let request = ChatRenderRequest(messages: messages, addGenerationPrompt: addGenerationPrompt,
                                         enableThinking: enableThinking, useJinja: usesJinja, arguments: arguments,
                                         tools: tools, toolChoice: toolChoice)
-        let render = try ChatRenderHandle(templates: handle, request: request)
+        // The neutralized messages and their masked copy render in one run (see PromptIsolation).
+        let isolation = PromptIsolation(messages, controlTexts: controlTexts)
+        var requests = [request.replacingMessages(isolation.neutralized)]
+        if let masked = isolation.masked { requests.append(request.replacingMessages(masked)) }
+        let renders = try ChatRenderHandle.render(requests, with: handle)
+        let render = try renders[0].get()
         let details = try render.describe()
-        let segments = try PromptIsolation.segments(of: details.prompt, messages: messages) { masked in
-            try ChatRenderHandle(templates: handle, request: request.replacingMessages(masked)).describe().prompt
+        let maskedPrompt = renders.count > 1 ? try? renders[1].get().describe().prompt : nil
+        if let isolated = isolation.isolate(details.prompt, maskedRendering: maskedPrompt) {
+            return RenderedChatPrompt(details: details, isolated: isolated, render: render)
         }
-        return RenderedChatPrompt(details: details, segments: segments, render: render)
+        let strict = isolation.strict()
+        let strictRender = try ChatRenderHandle.render([request.replacingMessages(strict.neutralized)], with: handle)[0].get()
+        let strictDetails = try strictRender.describe()
+        return RenderedChatPrompt(details: strictDetails, isolated: strict.splitAtSentinels(strictDetails.prompt),
+                                  render: strictRender)
+    }
+
+    /// Checks template arguments: they are rendered as template text, so their text must not
+    /// hold a control-token text, and they must not replace what llama.cpp sets itself.
+    /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
+    func check(_ arguments: [String: TemplateArgument]) throws {
+        for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            if Conversation.Configuration.reservedTemplateArgumentNames.contains(name) {
+                throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
+                                                reason: "llama.cpp sets \(name) itself; it cannot be overridden")
+            }
+            guard case .string(let text) = value else { continue }
+            let bytes = Array(text.utf8)
+            if let found = controlTexts.occurrences(in: bytes).first {
+                throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
+                                                reason: "it holds the control-token text \(String(decoding: bytes[found], as: UTF8.self))")
+            }
+        }
     }
 
     /// The names of llama.cpp's built-in templates.

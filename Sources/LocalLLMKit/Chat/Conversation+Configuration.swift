@@ -38,11 +38,39 @@ extension Conversation {
             self.reusesPromptCache = reusesPromptCache
         }
 
-        /// Checks every value, naming the first one that cannot work.
+        /// Template variables that llama.cpp sets itself: an argument of that name would replace
+        /// them (the messages, the tool list, the BOS and EOS texts) behind the prompt's isolation.
+        public static let reservedTemplateArgumentNames: Set<String> = [
+            "messages", "tools", "bos_token", "eos_token", "add_generation_prompt",
+        ]
+
+        /// Checks every value, naming the first one that cannot work. Saved conversations are
+        /// checked the same way when they are restored. (A template argument's text is also
+        /// checked against the model's control tokens once the template is known.)
         /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
         public func validate() throws {
             if let contextLength, !(1...(1 << 24)).contains(contextLength) {
                 throw LLMKitError.invalidOption(name: "contextLength", reason: "\(contextLength) is not between 1 and \(1 << 24)")
+            }
+            let sourceLimit = ChatTemplate.Limits.standard.sourceBytes
+            if let chatTemplate, chatTemplate.utf8.count > sourceLimit {
+                throw LLMKitError.invalidOption(name: "chatTemplate",
+                                                reason: "\(chatTemplate.utf8.count) bytes, more than \(sourceLimit)")
+            }
+            for (name, value) in templateArguments.sorted(by: { $0.key < $1.key }) {
+                if name.isEmpty || name.utf8.count > 256 {
+                    throw LLMKitError.invalidOption(name: "templateArguments", reason: "a name must have 1 to 256 bytes")
+                }
+                if Self.reservedTemplateArgumentNames.contains(name) {
+                    throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
+                                                    reason: "llama.cpp sets \(name) itself; it cannot be overridden")
+                }
+                if case .number(let number) = value, !number.isFinite {
+                    throw LLMKitError.invalidOption(name: "templateArguments.\(name)", reason: "\(number) is not a finite number")
+                }
+                if case .string(let text) = value, text.utf8.count > 1 << 16 {
+                    throw LLMKitError.invalidOption(name: "templateArguments.\(name)", reason: "more than 64 KiB of text")
+                }
             }
         }
     }

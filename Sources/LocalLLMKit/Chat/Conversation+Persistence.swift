@@ -23,18 +23,15 @@ extension Conversation {
 
     /// Restores a conversation saved by ``save(to:)``, with its settings, transcript and
     /// KV cache: the next turn evaluates only its new tokens. Tools are code, not saved:
-    /// pass them again.
-    /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)`` for a missing, damaged or
-    ///   truncated file; ``LLMKitError/incompatibleConversationFile(path:reason:)`` when it was
-    ///   saved with another model.
+    /// pass them again. Every saved value is checked as a new conversation's would be.
+    /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)`` for a missing, damaged,
+    ///   truncated or forged file, naming the field at fault; ``LLMKitError/templateBoundExceeded(_:reason:)``
+    ///   when its chat template exceeds a bound; ``LLMKitError/incompatibleConversationFile(path:reason:)``
+    ///   when it was saved with another model.
     public init(restoringFrom url: URL, model: LocalModel, tools: [any ConversationTool] = []) throws {
         let archive = try Self.readArchive(url, for: model)
         let header = archive.header
-        do {
-            try header.configuration.validate()
-        } catch {
-            throw LLMKitError.invalidConversationFile(path: url.path, reason: "its configuration: \(error.localizedDescription)")
-        }
+        let template = try Self.restoredTemplate(header.configuration, model: model, path: url.path)
         var context: InferenceContext?
         if !header.cachedTokens.isEmpty {
             context = try model.makeContext(contextLength: header.configuration.contextLength ?? model.contextLength,
@@ -42,13 +39,28 @@ extension Conversation {
             try Self.restore(archive, into: context!, path: url.path)
         }
         try self.init(model: model, instructions: header.instructions, tools: tools, configuration: header.configuration,
-                      transcript: header.transcript, turnCount: header.turnCount, cache: context)
+                      template: template, transcript: header.transcript, turnCount: header.turnCount, cache: context)
+    }
+
+    /// A saved conversation's template, built and checked as a new conversation's, with errors
+    /// that name the file.
+    private static func restoredTemplate(_ configuration: Configuration, model: LocalModel, path: String) throws -> ChatTemplate {
+        do {
+            return try makeTemplate(model: model, configuration: configuration)
+        } catch LLMKitError.templateBoundExceeded(let bound, let reason) {
+            throw LLMKitError.templateBoundExceeded(bound, reason: "saved conversation \(path): \(reason)")
+        } catch LLMKitError.templateFailed(let reason) {
+            throw LLMKitError.invalidConversationFile(path: path, reason: "its chat template: \(reason)")
+        } catch LLMKitError.invalidOption(let name, let reason) {
+            throw LLMKitError.invalidConversationFile(path: path, reason: "its \(name): \(reason)")
+        }
     }
 
     /// Replaces this conversation's transcript and cache with a saved one. On any
     /// error the conversation is left as it was.
     /// - Throws: as ``init(restoringFrom:model:)``, and ``LLMKitError/incompatibleConversationFile(path:reason:)``
-    ///   when the file's context length or template differs from this conversation's.
+    ///   when the file's context length, template, template arguments or instructions differ
+    ///   from this conversation's.
     public func load(from url: URL) async throws {
         await turnLock.lock()                  // after the turn in progress, if any
         defer { turnLock.unlock() }
@@ -65,29 +77,33 @@ extension Conversation {
         guard saved.usesFullSlidingWindowCache == configuration.usesFullSlidingWindowCache else {
             throw incompatible("its sliding-window cache setting differs from this conversation's")
         }
+        guard header.instructions == instructions else {
+            throw incompatible("its instructions differ from this conversation's")
+        }
+        guard saved.templateArguments == configuration.templateArguments else {
+            throw incompatible("its template arguments differ from this conversation's")
+        }
         if header.cachedTokens.isEmpty {
             cache?.clearMemory()
         } else {
-            try Self.restore(archive, into: inferenceContext(), path: url.path)
+            // A cache llama.cpp cannot read must not cost this conversation its own.
+            let context = try inferenceContext()
+            let backup = context.cachedTokens.isEmpty ? nil : (context.sequenceState(), context.cachedTokens)
+            do {
+                try Self.restore(archive, into: context, path: url.path)
+            } catch {
+                if let (state, tokens) = backup { try? context.restoreSequenceState(state, tokens: tokens) }
+                throw error
+            }
         }
         transcript = header.transcript
         turnCount = header.turnCount
     }
 
+    /// Reads an archive and checks its header (see ``ConversationArchive/Header/validate(for:path:)``).
     private static func readArchive(_ url: URL, for model: LocalModel) throws -> ConversationArchive {
         let archive = try ConversationArchive(contentsOf: url)
-        if let mismatch = archive.header.model.mismatch(with: try ModelFingerprint(model.file)) {
-            throw LLMKitError.incompatibleConversationFile(path: url.path, reason: mismatch)
-        }
-        let tokens = archive.header.cachedTokens
-        guard tokens.count <= archive.header.configuration.contextLength ?? 0 else {
-            throw LLMKitError.invalidConversationFile(path: url.path, reason: "more cached tokens than its context holds")
-        }
-        do {
-            try model.tokenizer.validate(tokens)
-        } catch {
-            throw LLMKitError.invalidConversationFile(path: url.path, reason: "cached tokens outside the vocabulary")
-        }
+        try archive.header.validate(for: model, path: url.path)
         return archive
     }
 

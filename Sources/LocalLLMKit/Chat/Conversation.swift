@@ -61,6 +61,7 @@ public actor Conversation {
     ///   - tools: tools the model may call (only these can run).
     ///   - configuration: template override, context length, overflow policy.
     /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be loaded,
+    ///   ``LLMKitError/templateBoundExceeded(_:reason:)`` when it exceeds a bound,
     ///   ``LLMKitError/toolsUnsupported(template:)`` when tools are given and the template cannot
     ///   render them, ``LLMKitError/invalidTool(name:reason:)``, or
     ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad configuration.
@@ -70,12 +71,11 @@ public actor Conversation {
                       transcript: instructions.map { [.system($0)] } ?? [], turnCount: 0, cache: nil)
     }
 
-    /// Creates a conversation in a given state (new, or restored from a file).
+    /// Creates a conversation in a given state (new, or restored from a file, whose template
+    /// is already built).
     init(model: LocalModel, instructions: String?, tools: [any ConversationTool] = [], configuration: Configuration,
-         transcript: [ChatMessage], turnCount: Int, cache: InferenceContext?) throws {
-        try configuration.validate()
-        let template = try configuration.chatTemplate.map { try ChatTemplate(model: model, override: $0) }
-            ?? ChatTemplate(model: model)
+         template: ChatTemplate? = nil, transcript: [ChatMessage], turnCount: Int, cache: InferenceContext?) throws {
+        let template = try template ?? Self.makeTemplate(model: model, configuration: configuration)
         if !tools.isEmpty && !template.supportsToolCalls {
             throw LLMKitError.toolsUnsupported(template: template.source.description)
         }
@@ -88,6 +88,15 @@ public actor Conversation {
         self.transcript = transcript
         self.turnCount = turnCount
         self.cache = cache
+    }
+
+    /// The checked configuration's template, with its arguments checked against it.
+    static func makeTemplate(model: LocalModel, configuration: Configuration) throws -> ChatTemplate {
+        try configuration.validate()
+        let template = try configuration.chatTemplate.map { try ChatTemplate(model: model, override: $0) }
+            ?? ChatTemplate(model: model)
+        try template.check(configuration.templateArguments)
+        return template
     }
 
     /// Forgets every turn (keeping the instructions) and empties the cache, after the turn in

@@ -16,17 +16,18 @@ public struct RenderedChatPrompt: Sendable {
     public let preservedTokens: [String]
     /// Whether the template constrains tool calls with a grammar (lazy: only once a call starts).
     public let constrainsToolCalls: Bool
-    /// Whether every message content could be kept apart from template text, so that
-    /// special-token texts in it stay plain text. False when the template transforms
-    /// some contents (trimming, escaping, parsing a tool result as JSON): those contents
-    /// are then parsed for special tokens with the template text; the others stay isolated.
+    /// Whether the message contents were located in the prompt and are tokenized as plain
+    /// text apart from the template text. False when the template's output depends on what
+    /// the contents say: they are then tokenized with the template text, but with every
+    /// control-token text in them (and every piece that could join one) neutralized.
+    /// Either way, no message text becomes a control token.
     public let isolatesMessageContents: Bool
 
     let segments: [PromptSegment]
     let render: ChatRenderHandle
 
-    init(details: ChatRenderHandle.Description, segments: (segments: [PromptSegment], complete: Bool)?, render: ChatRenderHandle) {
-        text = details.prompt
+    init(details: ChatRenderHandle.Description, isolated: PromptIsolation.Isolated, render: ChatRenderHandle) {
+        text = isolated.text
         format = details.format
         generationPrompt = details.generationPrompt
         thinkingStartTag = details.thinkingStartTag.isEmpty ? nil : details.thinkingStartTag
@@ -34,8 +35,8 @@ public struct RenderedChatPrompt: Sendable {
         additionalStopSequences = details.additionalStops
         preservedTokens = details.preservedTokens
         constrainsToolCalls = !details.grammar.isEmpty
-        isolatesMessageContents = segments?.complete ?? false
-        self.segments = segments?.segments ?? [PromptSegment(text: details.prompt, parsesSpecialTokens: true)]
+        isolatesMessageContents = isolated.locatesContents
+        segments = isolated.segments
         self.render = render
     }
 }
