@@ -113,6 +113,17 @@ extern "C" llmkit_chat_templates * llmkit_chat_templates_create(const llama_mode
             for (const auto & text : sources) {
                 llmkit::check_template_source(text, templates->limits);
             }
+            // llama.cpp rethrows a parse error as a plain std::exception (its message lost, only
+            // logged): parse the main template once here, so that the error says what is wrong.
+            if (!sources.empty()) {
+                try {
+                    common_chat_template probe(sources.front(), "", "");
+                } catch (const llmkit::template_limit_error &) {
+                    throw;
+                } catch (const std::exception & e) {
+                    throw std::runtime_error(std::string("the template cannot be parsed: ") + e.what());
+                }
+            }
             auto impl = common_chat_templates_init(model, templates->source);
             if (!impl) {
                 throw std::runtime_error("llama.cpp could not initialize the chat template");

@@ -131,7 +131,8 @@ final class ChatRenderHandle: @unchecked Sendable {
         return zip(pointers, errors).map { pointer, message in
             let reason = Bridge.take(message)
             guard let pointer else {
-                return .failure(.templateFailed(reason: reason ?? "the template could not render the messages"))
+                return .failure(.templateFailed(reason: reason.map(TemplateErrorText.oneLine)
+                                                    ?? "the template could not render the messages"))
             }
             return .success(ChatRenderHandle(pointer: pointer, templates: templates))
         }

@@ -85,7 +85,7 @@ extension ChatTemplate {
 extension Bridge {
     /// The error for a failed template call: a typed bound when the bridge reported one.
     static func templateError(_ message: String?, bound: Int32) -> LLMKitError {
-        let reason = message ?? "llama.cpp rejected the template"
+        let reason = message.map(TemplateErrorText.oneLine) ?? "llama.cpp rejected the template"
         switch Int(bound) {
         case Int(LLMKIT_TEMPLATE_BOUND_DEPTH): return .templateBoundExceeded(.depth, reason: reason)
         case Int(LLMKIT_TEMPLATE_BOUND_SIZE): return .templateBoundExceeded(.size, reason: reason)
