@@ -68,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "llmkitTests",
-            dependencies: ["LocalLLMKit"]
+            dependencies: ["LocalLLMKit", "CLlama"]
         ),
     ],
     swiftLanguageModes: [.v6],

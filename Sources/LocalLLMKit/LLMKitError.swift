@@ -64,6 +64,8 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case readOnlyModel(String)
     /// The model library's folder could not be read or written.
     case libraryFailure(path: String, reason: String)
+    /// `maximumTokens` leaves no room for a prompt: the context holds `contextLength` tokens in all.
+    case maximumTokensExceedContext(maximumTokens: Int, contextLength: Int)
     /// The GGUF header at `path` is well formed, but its metadata value or tensor `key`
     /// (`value`) would make llama.cpp abort or misbehave; `reason` says why.
     case unloadableModelFile(path: String, key: String, value: String, reason: String)
@@ -131,6 +133,9 @@ extension LLMKitError: LocalizedError {
             return "\(id) belongs to another program's model cache and is never changed or deleted"
         case .libraryFailure(let path, let reason):
             return "model library \(path): \(reason)"
+        case .maximumTokensExceedContext(let maximumTokens, let contextLength):
+            return "maximumTokens is \(maximumTokens), but the context holds \(contextLength) tokens in all (prompt and answer); "
+                + "ask for fewer tokens or a longer context"
         case .unloadableModelFile(let path, let key, let value, let reason):
             return "model file \(path) cannot be loaded: \(key) = \(value): \(reason)"
         }

@@ -36,8 +36,8 @@ enum ChatCommand {
         let interactive = Console.inputIsTerminal
         let printer = ChatPrinter(json: false, showThinking: arguments.has("--show-thinking"))
         if interactive {
-            Console.err("llmkit chat with \(model.url.lastPathComponent) (template: \(conversation.template.source)). "
-                        + "/save PATH, /load PATH, /reset, /quit\n")
+            Console.message("llmkit chat with \(model.url.lastPathComponent) (template: \(conversation.template.source)). "
+                            + "/save PATH, /load PATH, /reset, /quit")
         }
         var failed = false
         while true {
@@ -60,7 +60,7 @@ enum ChatCommand {
                     Console.err(try statisticsLine(turn: await conversation.turnCount, response: response) + "\n")
                 }
             } catch let error as LLMKitError {
-                Console.err("llmkit chat: \(error.localizedDescription)\n")
+                Console.message("llmkit chat: \(ErrorWording.describe(error))")
                 failed = true
             }
         }
@@ -91,7 +91,7 @@ enum ChatCommand {
             }
             return .done
         } catch let error as LLMKitError {
-            Console.err("llmkit chat: \(error.localizedDescription)\n")
+            Console.message("llmkit chat: \(ErrorWording.describe(error))")
             return .failed
         }
     }

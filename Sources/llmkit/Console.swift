@@ -24,16 +24,33 @@ enum Console {
         out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
 
-    /// Prints `key  value` lines with the values aligned.
+    /// Prints `key  value` lines with the values aligned; control characters in keys and
+    /// values are escaped (they may come from a GGUF file), so each field stays on one line.
     static func printFields(_ fields: [(String, String)]) {
-        let width = fields.map(\.0.count).max() ?? 0
-        for (key, value) in fields {
+        let escaped = fields.map { (TerminalText.escaped($0.0), TerminalText.escaped($0.1)) }
+        let width = escaped.map(\.0.count).max() ?? 0
+        for (key, value) in escaped {
             out(key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n")
         }
     }
 
+    /// Writes a model's answer to stdout: exact when stdout is a file or a pipe; on a terminal,
+    /// control characters other than line breaks and tabs are escaped, so that generated text
+    /// cannot send escape sequences to the terminal.
+    static func answer(_ text: String) {
+        out(outputIsTerminal ? TerminalText.escaped(text, keepingLineBreaks: true) : text)
+    }
+
+    /// Writes a one-line message about something untrusted to stderr, escaped.
+    static func message(_ text: String) {
+        err(TerminalText.escaped(text) + "\n")
+    }
+
     /// Whether standard input is an interactive terminal.
     static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Whether standard output is a terminal.
+    static let outputIsTerminal = isatty(STDOUT_FILENO) == 1
 
     private static func write(_ text: String, to handle: FileHandle) {
         do {

@@ -85,7 +85,7 @@ enum GenerationFlags {
         do {
             try options.validate()
         } catch LLMKitError.invalidOption(let name, let reason) {
-            throw UsageError(message: "invalid \(name): \(reason)")
+            throw UsageError(message: "invalid value for \(ErrorWording.flags[name] ?? name): \(reason)")
         }
         return options
     }
@@ -150,20 +150,20 @@ struct ChatPrinter {
             for try await event in stream where !json {
                 switch event {
                 case .thinking(let delta):
-                    if showThinking { Console.err(delta) }
+                    if showThinking { Console.err(TerminalText.escaped(delta, keepingLineBreaks: true)) }
                 case .text(let delta):
-                    Console.out(delta)
+                    Console.answer(delta)
                     printed += delta
                 case .snapshot(let text, _):
                     // A parse rewrote streamed text; print what is new when it still extends it.
                     if text.hasPrefix(printed) {
-                        Console.out(String(text.dropFirst(printed.count)))
+                        Console.answer(String(text.dropFirst(printed.count)))
                         printed = text
                     }
                 case .toolCallStarted(let call):
-                    Console.err("[\(call.id)] \(call.name)(\(call.arguments))\n")
+                    Console.message("[\(call.id)] \(call.name)(\(call.arguments))")
                 case .toolCallFinished(let call):
-                    Console.err("[\(call.id)] \(call.isError ? "error" : "→") \((call.output ?? "").prefix(300))\n")
+                    Console.message("[\(call.id)] \(call.isError ? "error" : "→") \((call.output ?? "").prefix(300))")
                 case .done(let response):
                     if !json && !response.text.hasSuffix("\n") { Console.out("\n") }
                 }

@@ -65,7 +65,8 @@ enum LLMKitCommand {
             break
         }
         guard let spec = commands[name] else {
-            Console.err("llmkit: unknown command '\(name)'\n\(usage)\n")
+            Console.message("llmkit: unknown command '\(name)'")
+            Console.err(usage + "\n")
             return .usage
         }
         let rest = Array(arguments.dropFirst())
@@ -88,10 +89,11 @@ enum LLMKitCommand {
             default: return try await BenchCommand.run(parsed)
             }
         } catch let error as UsageError {
-            Console.err("llmkit \(name): \(error.message)\n\(spec.usage)\n")
+            Console.message("llmkit \(name): \(error.message)")
+            Console.err(spec.usage + "\n")
             return .usage
         } catch {
-            Console.err("llmkit \(name): \(error.localizedDescription)\n")
+            Console.message("llmkit \(name): \(ErrorWording.describe(error))")
             return .failure
         }
     }

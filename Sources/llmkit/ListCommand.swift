@@ -28,8 +28,8 @@ enum ListCommand {
             return .success
         }
         let rows = [("ID", "SIZE", "SOURCE", "NAME")] + entries.map { entry in
-            (entry.id, ByteCount.format(entry.bytes),
-             entry.source.rawValue + (entry.isReadOnly ? " (read-only)" : ""), entry.name)
+            (TerminalText.escaped(entry.id), ByteCount.format(entry.bytes),
+             entry.source.rawValue + (entry.isReadOnly ? " (read-only)" : ""), TerminalText.escaped(entry.name))
         }
         let idWidth = rows.map(\.0.count).max() ?? 0, sizeWidth = rows.map(\.1.count).max() ?? 0
         let sourceWidth = rows.map(\.2.count).max() ?? 0

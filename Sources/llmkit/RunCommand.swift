@@ -58,7 +58,7 @@ enum RunCommand {
         let stream = model.streamCompletion(prompt, options: options)
         let result = try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
             for try await chunk in stream where !json {
-                Console.out(chunk)
+                Console.answer(chunk)
             }
             return try await stream.result
         }

@@ -23,6 +23,10 @@ typedef char * llmkit_error;
 /// Releases a string returned by the bridge. Accepts NULL.
 void llmkit_string_free(char * string);
 
+/// Sets the verbosity threshold of llama.cpp's `common` logger, which prints straight to
+/// stdout/stderr: -1 silences it, 3 shows errors, warnings and information.
+void llmkit_common_log_set_verbosity(int verbosity);
+
 /// Sampling parameters, mirroring the subset of llama.cpp's `common_params_sampling`
 /// that LocalLLMKit exposes. Start from `llmkit_sampling_defaults()`.
 typedef struct llmkit_sampling_params {

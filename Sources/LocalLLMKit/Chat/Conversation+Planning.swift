@@ -20,7 +20,7 @@ extension Conversation {
     func planTurn(_ pending: [ChatMessage], options: CompletionOptions, toolChoice: ToolChoice = .none) throws -> TurnPlan {
         var history = transcript
         var dropped = 0
-        let reserved = options.maximumTokens ?? 1
+        let reserved = try options.reservedTokens(inContextOf: contextLength)
         let offer = try toolBox.offer(toolChoice)
         while true {
             let rendered = try template.render(history + pending, addGenerationPrompt: true,
@@ -28,7 +28,7 @@ extension Conversation {
                                                arguments: configuration.templateArguments,
                                                tools: offer.tools, toolChoice: offer.choice)
             let tokens = try model.tokenizer.tokenize(rendered.segments)
-            let fits = tokens.count + reserved <= contextLength
+            let fits = tokens.count <= contextLength - reserved
             guard !fits, configuration.overflowPolicy == .dropOldestTurns, let oldest = Self.oldestTurn(in: history) else {
                 return TurnPlan(history: history, rendered: rendered, tokens: tokens, reservedTokens: reserved,
                                 droppedTurns: dropped, fits: fits)

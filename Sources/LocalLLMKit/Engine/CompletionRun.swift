@@ -15,7 +15,8 @@ struct CompletionRun {
     private let clock = ContinuousClock()
 
     /// Validates the request; nothing is decoded yet.
-    /// - Throws: ``LLMKitError/invalidOption(name:reason:)``, ``LLMKitError/emptyPrompt``
+    /// - Throws: ``LLMKitError/invalidOption(name:reason:)``, ``LLMKitError/emptyPrompt``,
+    ///   ``LLMKitError/maximumTokensExceedContext(maximumTokens:contextLength:)``
     ///   or ``LLMKitError/promptTooLong(tokens:limit:)``.
     /// - Parameters:
     ///   - reusesCache: keep the longest prefix of the prompt already in the cache (conversations);
@@ -30,8 +31,8 @@ struct CompletionRun {
         try tokenizer.validate(Array(options.logitBias.keys))
         self.grammar = try options.outputFormat.grammar(for: context.model)
         guard !promptTokens.isEmpty else { throw LLMKitError.emptyPrompt }
-        let reserved = options.maximumTokens ?? 1
-        if promptTokens.count + reserved > context.contextLength {
+        let reserved = try options.reservedTokens(inContextOf: context.contextLength)
+        if promptTokens.count > context.contextLength - reserved {
             throw LLMKitError.promptTooLong(tokens: promptTokens.count, limit: context.contextLength - reserved)
         }
         self.context = context

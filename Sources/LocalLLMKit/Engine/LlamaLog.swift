@@ -1,4 +1,5 @@
 import CLlama
+import CLlamaBridge
 import Synchronization
 
 /// Where llama.cpp's own log lines go. They are silent by default.
@@ -30,17 +31,31 @@ public enum LlamaLog {
     private static let state = Mutex(State())
 
     /// Sends llama.cpp's log lines to `handler`, or silences them when `handler` is nil.
+    ///
+    /// The lines of llama.cpp's `common` library (chat templates, sampling set-up) have a logger
+    /// of their own that can only print to standard error: they stay silent here, and reach
+    /// standard error only through ``logToStandardError(minimumLevel:)``.
     public static func setHandler(_ handler: Handler?) {
         LlamaRuntime.ensureInitialized()
+        llmkit_common_log_set_verbosity(-1)
         state.withLock { $0.handler = handler }
     }
 
-    /// Writes llama.cpp's log lines at `minimumLevel` or above to standard error.
+    /// Writes llama.cpp's log lines at `minimumLevel` or above to standard error, those of its
+    /// `common` library included.
     public static func logToStandardError(minimumLevel: Level = .info) {
         setHandler { level, line in
             guard level >= minimumLevel else { return }
             FileHandleOutput.standardError.write(line + "\n")
         }
+        // common's own thresholds: 3 info, 2 warnings, 1 errors (debug lines need 5).
+        let verbosity: Int32 = switch minimumLevel {
+        case .debug: 5
+        case .info: 3
+        case .warning: 2
+        case .error: 1
+        }
+        llmkit_common_log_set_verbosity(verbosity)
     }
 
     @TaskLocal static var errorCollector: ErrorCollector?

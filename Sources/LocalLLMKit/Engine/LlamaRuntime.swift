@@ -1,4 +1,5 @@
 import CLlama
+import CLlamaBridge
 
 /// One-time, process-wide set-up of llama.cpp: the logger, then the backends.
 enum LlamaRuntime {
@@ -7,6 +8,7 @@ enum LlamaRuntime {
             guard let text else { return }
             LlamaLog.receive(level, String(cString: text))
         }, nil)
+        llmkit_common_log_set_verbosity(-1)     // common's logger prints to stderr: silent by default
         llama_backend_init()
         return true
     }()

@@ -1,0 +1,28 @@
+import CLlama
+import Foundation
+
+/// Copies a real GGUF model with some string metadata changed: ggml's gguf API writes the new
+/// header, then the original tensor data is appended unchanged.
+enum GGUFMetadataEditor {
+    struct Failure: Error { let message: String }
+
+    static func copy(_ source: URL, to destination: URL, settingStrings values: [String: String]) throws {
+        guard let context = gguf_init_from_file(source.path, gguf_init_params(no_alloc: true, ctx: nil)) else {
+            throw Failure(message: "cannot read \(source.path)")
+        }
+        defer { gguf_free(context) }
+        let dataOffset = UInt64(gguf_get_data_offset(context))
+        for (key, value) in values { gguf_set_val_str(context, key, value) }
+        guard gguf_write_to_file(context, destination.path, true) else {
+            throw Failure(message: "cannot write \(destination.path)")
+        }
+        let input = try FileHandle(forReadingFrom: source)
+        let output = try FileHandle(forWritingTo: destination)
+        defer { try? input.close(); try? output.close() }
+        try input.seek(toOffset: dataOffset)
+        try output.seekToEnd()
+        while let chunk = try input.read(upToCount: 8 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: chunk)
+        }
+    }
+}
