@@ -63,7 +63,9 @@ struct LoadabilityCheck {
                          "every model must name its architecture")
         }
         self.architecture = architecture
+        try checkGenerative()
         try checkLayers()
+        try checkArchitecture()
         try checkExperts()
         try checkAttention()
         try checkNumbers()

@@ -21,10 +21,16 @@ struct GGUFVocabularyScan: Sendable, Equatable {
     /// Bytes that have neither a `<0xXX>` token nor a one-byte token: an SPM
     /// tokenizer falls back to these and throws (through llama.cpp's C API) when one is missing.
     var missingByteTokens: [UInt8] = []
+    /// The size of `tokenizer.ggml.precompiled_charsmap` in bytes, when it is a byte array.
+    var charsmapSize: Int?
+    /// What is wrong with that charsmap (``GGUFCharsmapCheck``), if anything.
+    var charsmapProblem: String?
 
     static let key = "tokenizer.ggml.tokens"
+    static let charsmapKey = "tokenizer.ggml.precompiled_charsmap"
 
     init(context: OpaquePointer) {
+        scanCharsmap(context)
         let keyID = gguf_find_key(context, Self.key)
         guard keyID >= 0, gguf_get_kv_type(context, keyID) == GGUF_TYPE_ARRAY,
               gguf_get_arr_type(context, keyID) == GGUF_TYPE_STRING else { return }
@@ -69,6 +75,17 @@ struct GGUFVocabularyScan: Sendable, Equatable {
             }
         }
         missingByteTokens = (0...255).filter { !byteTokens[Int($0)] }.map(UInt8.init)
+    }
+
+    /// Checks the UGM normalizer while its bytes are at hand (llama.cpp reads it as int8 or uint8).
+    private mutating func scanCharsmap(_ context: OpaquePointer) {
+        let keyID = gguf_find_key(context, Self.charsmapKey)
+        guard keyID >= 0, gguf_get_kv_type(context, keyID) == GGUF_TYPE_ARRAY,
+              [GGUF_TYPE_INT8, GGUF_TYPE_UINT8].contains(gguf_get_arr_type(context, keyID)) else { return }
+        let count = gguf_get_arr_n(context, keyID)
+        charsmapSize = count
+        let bytes = UnsafeRawBufferPointer(start: count > 0 ? gguf_get_arr_data(context, keyID) : nil, count: count)
+        charsmapProblem = GGUFCharsmapCheck.problem(in: bytes)
     }
 
     /// 64-bit FNV-1a, written as a plain pointer loop: this runs once per token.

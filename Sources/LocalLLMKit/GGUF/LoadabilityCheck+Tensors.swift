@@ -1,3 +1,5 @@
+import CLlama
+
 /// Tensor descriptors against the hyperparameters. ggml's reader has already checked
 /// each descriptor's own shape, type id, dimension count, offset and alignment.
 extension LoadabilityCheck {
@@ -6,6 +8,10 @@ extension LoadabilityCheck {
     static let headSizedQueries: Set<String> = [
         "llama", "gemma", "gemma2", "gemma3", "qwen3", "granite", "mistral3", "smollm3",
     ]
+
+    /// ggml types with no CPU matrix-product kernel that are not integers: q8_1 and
+    /// q8_K only hold quantized activations, f64 only exported data.
+    static let activationOnlyTypes = Set([GGML_TYPE_Q8_1, GGML_TYPE_Q8_K, GGML_TYPE_F64].map(\.rawValue))
 
     func checkTensors() throws {
         var layersWithTensors = Set<Int>()
@@ -16,18 +22,40 @@ extension LoadabilityCheck {
                 }
                 layersWithTensors.insert(layer)
             }
-            // ggml's CPU binary operations (the norm and bias multiplications and
-            // additions) abort unless the vector is f32 like the activations.
-            if tensor.dimensions.count == 1, !tensor.isFloat32, !tensor.isInteger {
-                throw reject("tensor \(tensor.name)", "type \(tensor.typeName)",
-                             "a one-dimensional weight (norm or bias) must be f32; ggml's CPU backend aborts on \(tensor.typeName)")
-            }
+            try checkStorage(of: tensor)
         }
         guard isPlainTransformer else { return }
         if let layer = (0..<layerCount).first(where: { !layersWithTensors.contains($0) }) {
             throw reject(key("block_count"), String(layerCount), "the file has no tensors for layer \(layer)")
         }
         try checkShapes()
+    }
+
+    /// Shapes and storage types that ggml's kernels cannot compute with: they abort,
+    /// or (matrix products without a kernel) read through a null function pointer.
+    private func checkStorage(of tensor: GGUFFile.Tensor) throws {
+        let name = "tensor \(tensor.name)"
+        // ggml's reader accepts an empty dimension; ggml's operations assert on it.
+        if tensor.dimensions.contains(where: { $0 < 1 }) {
+            throw reject(name, "shape \(tensor.dimensions)", "a weight cannot have an empty dimension")
+        }
+        // ggml's CPU binary operations (the norm and bias multiplications and
+        // additions) abort unless the vector is f32 like the activations.
+        if tensor.dimensions.count == 1, !tensor.isFloat32, !tensor.isInteger {
+            throw reject(name, "type \(tensor.typeName)",
+                         "a one-dimensional weight (norm or bias) must be f32; ggml's CPU backend aborts on \(tensor.typeName)")
+        }
+        // Matrices are multiplied (or looked up by row): ggml-cpu.c has no vec_dot for
+        // these types, so the product segfaults or aborts.
+        if tensor.dimensions.count > 1, Self.activationOnlyTypes.contains(tensor.typeID) {
+            throw reject(name, "type \(tensor.typeName)",
+                         "ggml has no matrix product for \(tensor.typeName) weights (it is an activation or export format)")
+        }
+        // Plain transformers use no integer tables: every tensor there is a weight.
+        if isPlainTransformer, tensor.isInteger {
+            throw reject(name, "type \(tensor.typeName)",
+                         "\(architecture) weights must be floating-point or quantized; ggml cannot compute with \(tensor.typeName) weights")
+        }
     }
 
     /// Tensor shapes that follow from the hyperparameters, as llama.cpp's

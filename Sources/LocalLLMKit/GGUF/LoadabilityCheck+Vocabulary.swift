@@ -22,6 +22,7 @@ extension LoadabilityCheck {
         "whitespace": .init(bos: 11, eos: 11, addsBOS: true),
         "t5": .init(eos: 1, addsEOS: true),
         "rwkv": .init(),
+        "test": .init(),
         "plamo2": .init(bos: 1, eos: 2),
         "gemma4": .init(addsBOS: true),   // llama.cpp forces add_bos for Gemma 4
     ]
@@ -77,6 +78,10 @@ extension LoadabilityCheck {
         if model == "llama", let byte = scan.missingByteTokens.first {
             throw reject(Self.tokensKey, "no token for byte 0x\(String(byte, radix: 16, uppercase: true))",
                          "SPM tokenizers fall back to <0xXX> byte tokens for unknown text, and llama.cpp aborts when one is missing")
+        }
+        if model == "t5", let problem = scan.charsmapProblem {
+            throw reject(GGUFVocabularyScan.charsmapKey, "\(scan.charsmapSize ?? 0) bytes",
+                         "\(problem); llama.cpp would throw while tokenizing, which ends the process")
         }
         try checkSpecialTokens(count: count, defaults: defaults)
     }

@@ -16,6 +16,7 @@ struct GGUFBuilder {
         case int32s([Int32])
         case float32s([Float])
         case bools([Bool])
+        case uint8s([UInt8])
     }
 
     struct Tensor {
@@ -40,6 +41,16 @@ struct GGUFBuilder {
         }
     }
 
+    /// Names `architecture` as the model's, moving every hyperparameter of the old one
+    /// (`llama.block_count` becomes `nanbeige.block_count`).
+    mutating func renameArchitecture(to architecture: String) {
+        guard case .string(let old)? = value("general.architecture") else { return }
+        keyValues = keyValues.map { key, value in
+            (key.hasPrefix(old + ".") ? architecture + key.dropFirst(old.count) : key, value)
+        }
+        set("general.architecture", .string(architecture))
+    }
+
     /// Removes `key`.
     mutating func remove(_ key: String) {
         keyValues.removeAll { $0.0 == key }
@@ -51,13 +62,16 @@ struct GGUFBuilder {
     }
 
     /// Appends a zero-filled tensor after the others, 32-byte aligned. Types: 0 f32,
-    /// 1 f16, 8 q8_0, 30 bf16.
+    /// 1 f16, 8 q8_0, 9 q8_1, 24 i8, 25 i16, 26 i32, 27 i64, 28 f64, 30 bf16.
     mutating func addTensor(_ name: String, _ dimensions: [UInt64], type: UInt32 = 0) {
         let elements = Int(dimensions.reduce(1, *))
         let size: Int
         switch type {
-        case 1, 30: size = elements * 2
+        case 24: size = elements
+        case 1, 25, 30: size = elements * 2
         case 8: size = elements / 32 * 34
+        case 9: size = elements / 32 * 36
+        case 27, 28: size = elements * 8
         default: size = elements * 4
         }
         tensors.append(Tensor(name: name, dimensions: dimensions, type: type, offset: UInt64(dataBytes)))
@@ -120,6 +134,7 @@ struct GGUFBuilder {
         case .int32s(let items): array(5, items) { append($0, to: &out) }
         case .float32s(let items): array(6, items) { append($0.bitPattern, to: &out) }
         case .bools(let items): array(7, items) { out.append($0 ? 1 : 0) }
+        case .uint8s(let items): array(0, items) { out.append($0) }
         }
     }
 
@@ -207,6 +222,28 @@ extension GGUFBuilder {
             }
         }
         return builder
+    }
+}
+
+extension GGUFBuilder.Value {
+    /// A UGM `tokenizer.ggml.precompiled_charsmap`: the normalizer array's byte size,
+    /// its packed nodes, then the replacement strings.
+    static func charsmap(nodes: [UInt32], replacements: [UInt8] = [0]) -> Self {
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: UInt32(nodes.count * 4).littleEndian) { bytes += $0 }
+        for node in nodes { withUnsafeBytes(of: node.littleEndian) { bytes += $0 } }
+        return .uint8s(bytes + replacements)
+    }
+
+    /// A charsmap of 512 nodes that replaces "h" by the string at `offset` of
+    /// `replacements`: root base 256, the child for 0x68 a leaf whose value node is 400.
+    static func charsmapReplacingH(offset: UInt32 = 0, replacements: [UInt8] = Array("H\0".utf8)) -> Self {
+        var nodes = [UInt32](repeating: 0, count: 512)
+        nodes[0] = 256 << 10
+        let child = 256 ^ 0x68
+        nodes[child] = UInt32(child ^ 400) << 10 | 1 << 8 | 0x68
+        nodes[400] = offset
+        return charsmap(nodes: nodes, replacements: replacements)
     }
 }
 
