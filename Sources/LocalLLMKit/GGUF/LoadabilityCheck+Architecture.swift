@@ -2,8 +2,9 @@
 /// and the asserts that single architectures add to llama.cpp's `load_arch_hparams`
 /// (src/models/<architecture>.cpp).
 extension LoadabilityCheck {
-    /// Architectures that llama.cpp loads but that a plain `llama_decode` loop cannot run:
-    /// it asserts as soon as it tries.
+    /// Architectures that LocalLLMKit's plain `llama_decode` loop cannot generate text
+    /// with: llama.cpp refuses them, or asserts once it tries (read from llama-graph.cpp,
+    /// llama-context.cpp and src/models; measured for gemma-embedding and clip).
     static let nonGenerativeArchitectures: [String: String] = [
         "t5": "an encoder-decoder model: llama_decode asserts that llama_encode ran first",
         "t5encoder": "an encoder-only model: it has no decoder to generate text with",
