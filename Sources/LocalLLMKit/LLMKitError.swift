@@ -68,6 +68,9 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case maximumTokensExceedContext(maximumTokens: Int, contextLength: Int)
     /// A chat template exceeded a bound it is parsed and rendered under (see ``ChatTemplate/Limits``).
     case templateBoundExceeded(ChatTemplate.Bound, reason: String)
+    /// The GGUF header at `path` is well formed, but its metadata value or tensor `key`
+    /// (`value`) would make llama.cpp abort or misbehave; `reason` says why.
+    case unloadableModelFile(path: String, key: String, value: String, reason: String)
 }
 
 extension LLMKitError: LocalizedError {
@@ -137,6 +140,8 @@ extension LLMKitError: LocalizedError {
                 + "ask for fewer tokens or a longer context"
         case .templateBoundExceeded(let bound, let reason):
             return "chat template stopped at its \(bound) bound: \(reason)"
+        case .unloadableModelFile(let path, let key, let value, let reason):
+            return "model file \(path) cannot be loaded: \(key) = \(value): \(reason)"
         }
     }
 }

@@ -7,7 +7,8 @@ enum InfoCommand {
         name: "info",
         usage: "usage: llmkit info [PATH] [--json] [--all]",
         help: """
-        Show a GGUF file's metadata without loading its weights.
+        Show a GGUF file's metadata without loading its weights, and whether llama.cpp
+        can load it (exit status 1 when it cannot).
 
           PATH       a GGUF file, or a library id or name (default: $LLMKIT_MODEL, else the bootstrap's model)
           --json     print one JSON object
@@ -28,8 +29,12 @@ enum InfoCommand {
             url = try LocalModel.defaultModelURL()
         }
         let file = try GGUFFile(contentsOf: url)
+        // The same check as loading: a header that llama.cpp would abort on is reported
+        // (after the metadata, which helps to see why) and makes info exit 1.
+        let problem = file.loadabilityProblem
         if arguments.has("--json") {
-            try Console.printJSON(InfoReport(file: file), snakeCaseKeys: false)
+            try Console.printJSON(InfoReport(file: file, problem: problem), snakeCaseKeys: false)
+            if let problem { throw problem }
             return .success
         }
         var lines = [
@@ -44,12 +49,14 @@ enum InfoCommand {
             ("chat template", file.hasChatTemplate ? "embedded" : "none"),
             ("tensors", "\(file.tensorCount)"),
             ("metadata keys", "\(file.metadata.count)"),
+            ("loadable", problem == nil ? "yes" : "no"),
         ]
         lines += ComputeDevice.all.map { ("device", DeviceLine.describe($0)) }
         if arguments.has("--all") {
             lines += file.metadata.keys.sorted().map { ($0, file.metadata[$0]!.description) }
         }
         Console.printFields(lines)
+        if let problem { throw problem }
         return .success
     }
 }
@@ -67,9 +74,11 @@ struct InfoReport: Encodable {
     let hasChatTemplate: Bool
     let tensorCount: Int
     let metadata: [String: MetadataValue]
+    let loadable: Bool
+    let loadabilityProblem: String?
     let devices = ComputeDevice.all
 
-    init(file: GGUFFile) {
+    init(file: GGUFFile, problem: LLMKitError?) {
         path = file.url.path
         fileSize = file.fileSize
         ggufVersion = file.version
@@ -81,10 +90,13 @@ struct InfoReport: Encodable {
         hasChatTemplate = file.hasChatTemplate
         tensorCount = file.tensorCount
         metadata = file.metadata.mapValues(MetadataValue.init)
+        loadable = problem == nil
+        loadabilityProblem = problem?.localizedDescription
     }
 
     enum CodingKeys: String, CodingKey {
-        case path, architecture, name, quantization, metadata, devices
+        case path, architecture, name, quantization, metadata, devices, loadable
+        case loadabilityProblem = "loadability_problem"
         case fileSize = "file_size"
         case ggufVersion = "gguf_version"
         case parameterCount = "parameter_count"

@@ -61,12 +61,13 @@ public actor LocalModel {
     /// Loads the GGUF model at `url`.
     ///
     /// The file's header is validated before llama.cpp sees it, so a missing,
-    /// empty, truncated or foreign file gives a typed error instead of an abort.
+    /// empty, truncated or foreign file, or one whose metadata llama.cpp would
+    /// abort on (``GGUFFile/loadabilityProblem``), gives a typed error instead of an abort.
     /// - Parameters:
     ///   - url: a `.gguf` file.
     ///   - configuration: context length, threads, GPU layers and memory mapping.
     /// - Throws: ``LLMKitError/modelFileNotFound(path:)``, ``LLMKitError/invalidModelFile(path:reason:)``,
-    ///   ``LLMKitError/modelLoadFailed(path:reason:)``, ``LLMKitError/invalidOption(name:reason:)``
+    ///   ``LLMKitError/unloadableModelFile(path:key:value:reason:)``, ``LLMKitError/modelLoadFailed(path:reason:)``, ``LLMKitError/invalidOption(name:reason:)``
     ///   or ``LLMKitError/contextCreationFailed(reason:)``.
     public static func load(from url: URL, configuration: Configuration = .init()) async throws -> LocalModel {
         try configuration.validate()
@@ -77,6 +78,8 @@ public actor LocalModel {
             let start = clock.now
             let (file, handle) = try await executor.run {
                 let file = try GGUFFile(contentsOf: url)
+                // Values that pass ggml's reader can still abort llama.cpp: check them first.
+                try file.checkLoadability()
                 return (file, try loadWeights(url: url, configuration: configuration))
             }
             return LocalModel(url: url, file: file, configuration: configuration, handle: handle,

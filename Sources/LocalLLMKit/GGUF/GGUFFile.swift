@@ -35,6 +35,10 @@ public struct GGUFFile: Sendable {
     public let parameterCount: Int64
     /// Every metadata entry, by key.
     public let metadata: [String: GGUFValue]
+    /// Every tensor descriptor, in file order.
+    public let tensors: [Tensor]
+    /// What the loadability check needs to know about the token list.
+    let vocabulary: GGUFVocabularyScan
 
     /// Reads and validates the header of the GGUF file at `url`.
     /// - Throws: ``LLMKitError/modelFileNotFound(path:)`` or ``LLMKitError/invalidModelFile(path:reason:)``.
@@ -59,6 +63,8 @@ public struct GGUFFile: Sendable {
         self.dataOffset = Int64(gguf_get_data_offset(context))
         self.tensorCount = Int(gguf_get_n_tensors(context))
         self.metadata = reader.metadata()
+        self.tensors = reader.tensors()
+        self.vocabulary = GGUFVocabularyScan(context: context)
         let layout = reader.tensorLayout()
         self.tensorDataSize = layout.dataSize
         self.parameterCount = layout.parameterCount
@@ -73,28 +79,37 @@ public struct GGUFFile: Sendable {
 
     /// Checks what can be checked before ggml reads the file: it exists, is a
     /// regular file, starts with the GGUF magic and a supported version.
+    ///
+    /// The file type comes from `stat` (which follows symbolic links) before anything
+    /// opens the file: opening a FIFO would block until a writer appears, and a device
+    /// can be endless. The file is then opened non-blocking and checked again, so a
+    /// path swapped for a FIFO in between cannot block either.
     private static func preflight(path: String) throws -> Int64 {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw LLMKitError.modelFileNotFound(path: path)
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw LLMKitError.modelFileNotFound(path: path) }
+            throw LLMKitError.invalidModelFile(path: path, reason: "it cannot be examined (\(String(cString: strerror(errno))))")
         }
-        if isDirectory.boolValue {
-            throw LLMKitError.invalidModelFile(path: path, reason: "it is a directory, not a file")
+        try requireRegularFile(status, path: path)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw LLMKitError.invalidModelFile(path: path, reason: "the file cannot be opened for reading (\(String(cString: strerror(errno))))")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw LLMKitError.invalidModelFile(path: path, reason: "the file cannot be opened for reading")
+        defer { close(descriptor) }
+        guard fstat(descriptor, &status) == 0 else {
+            throw LLMKitError.invalidModelFile(path: path, reason: "the file cannot be examined")
         }
-        defer { try? handle.close() }
-        let size = Int64((try? handle.seekToEnd()) ?? 0)
+        try requireRegularFile(status, path: path)
+        let size = Int64(status.st_size)
         if size == 0 {
             throw LLMKitError.invalidModelFile(path: path, reason: "the file is empty (0 bytes)")
         }
-        try? handle.seek(toOffset: 0)
-        let head = [UInt8]((try? handle.read(upToCount: 24)) ?? Data())
-        guard head.count >= 4, head[0..<4].elementsEqual("GGUF".utf8) else {
+        var head = [UInt8](repeating: 0, count: 24)
+        let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 24, 0) }
+        guard count >= 4, head[0..<4].elementsEqual("GGUF".utf8) else {
             throw LLMKitError.invalidModelFile(path: path, reason: "not a GGUF file (the first bytes are not the \"GGUF\" magic)")
         }
-        guard head.count == 24 else {
+        guard count == 24 else {
             throw LLMKitError.invalidModelFile(path: path, reason: "the file ends inside the GGUF header (\(size) bytes)")
         }
         let version = head[4..<8].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -102,5 +117,20 @@ public struct GGUFFile: Sendable {
             throw LLMKitError.invalidModelFile(path: path, reason: "unsupported GGUF version \(version) (supported: 2 and 3)")
         }
         return size
+    }
+
+    /// Throws unless `status` describes a regular file, naming what it is instead.
+    private static func requireRegularFile(_ status: stat, path: String) throws {
+        let kind: String
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: kind = "a directory"
+        case S_IFIFO: kind = "a FIFO (named pipe)"
+        case S_IFCHR: kind = "a character device"
+        case S_IFBLK: kind = "a block device"
+        case S_IFSOCK: kind = "a socket"
+        default: kind = "a special file"
+        }
+        throw LLMKitError.invalidModelFile(path: path, reason: "it is \(kind), not a regular file")
     }
 }

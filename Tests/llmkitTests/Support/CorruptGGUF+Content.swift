@@ -1,0 +1,1 @@
+../../LocalLLMKitTests/GGUF/CorruptGGUF+Content.swift
