@@ -14,6 +14,12 @@ enum GGUFRewriter {
         try copy(source, to: destination) { gguf_set_val_str($0, key, value) }
     }
 
+    static func copy(_ source: URL, to destination: URL, settingStrings values: [String: String]) throws {
+        try copy(source, to: destination) { context in
+            for (key, value) in values { gguf_set_val_str(context, key, value) }
+        }
+    }
+
     private static func copy(_ source: URL, to destination: URL, edit: (OpaquePointer) -> Void) throws {
         guard let context = gguf_init_from_file(source.path, gguf_init_params(no_alloc: true, ctx: nil)) else {
             throw Failure(message: "cannot read \(source.path)")
