@@ -37,12 +37,12 @@ struct StructuredCommandTests {
     @Test("bad schemas and grammars exit 1 naming what is wrong; both flags together is a usage error")
     func badInput() throws {
         let folder = try ScratchFolder()
-        try #"{"type": "object", "properties": {"tags": {"type": "array", "uniqueItems": true}}}"#
+        try #"{"type": "object", "properties": {"tags": {"type": "array", "minContains": 1}}}"#
             .write(toFile: folder.path("unsupported.json"), atomically: true, encoding: .utf8)
         try "root ::= \"a\" nowhere\n".write(toFile: folder.path("bad.gbnf"), atomically: true, encoding: .utf8)
         let unsupported = try CommandRunner.llmkit(["run", "--raw", "--schema", folder.path("unsupported.json"), "x"])
         #expect(unsupported.status == 1)
-        #expect(unsupported.stderr.contains("uniqueItems"))
+        #expect(unsupported.stderr.contains("minContains"))
         let bad = try CommandRunner.llmkit(["run", "--raw", "--grammar", folder.path("bad.gbnf"), "x"])
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("nowhere"))
