@@ -10,7 +10,7 @@ extension GrammarScanner {
         let defined = rules.map { $0! }
         var walk = LeftRecursionWalk(rules: defined)
         for index in defined.indices where !walk.visited[index] {
-            if try walk.detect(index, depth: 0) { return }      // left recursion: llama.cpp reports it
+            if try walk.detect(index) { return }      // left recursion: llama.cpp reports it
         }
         try Self.expandInitialStacks(rules: defined, root: Int(root))
     }
@@ -30,42 +30,60 @@ extension GrammarScanner {
             mayBeEmpty = visited
         }
 
-        /// Whether left recursion was found (llama.cpp then stops at once).
-        mutating func detect(_ index: Int, depth: Int) throws -> Bool {
-            steps += 1 + rules[index].count
-            guard steps <= SchemaLimits.maximumGrammarSteps else {
-                throw GrammarScanner.failure("its rules branch so much that llama.cpp's left-recursion check would take "
-                                             + "more than \(SchemaLimits.maximumGrammarSteps) steps")
-            }
-            guard depth <= SchemaLimits.maximumLeftmostChain else {
-                throw GrammarScanner.failure("more than \(SchemaLimits.maximumLeftmostChain) rules start one with the other")
-            }
-            if inProgress[index] { return true }
-            inProgress[index] = true
-            let rule = rules[index]
-            var atStart = true
-            for element in rule {
-                if element.kind == .end || element.kind == .alternative {
-                    if atStart { mayBeEmpty[index] = true; break }
-                    atStart = true
-                } else {
-                    atStart = false
+        /// Whether left recursion was found (llama.cpp then stops at once). The recursion of
+        /// llama.cpp is kept on an explicit stack here, so the walk itself cannot overflow.
+        mutating func detect(_ start: Int) throws -> Bool {
+            // A frame: the rule, the next element to look at, and whether references still count as leftmost.
+            var frames: [(rule: Int, element: Int, descend: Bool)] = []
+            func enter(_ index: Int) throws -> Bool {
+                steps += 1 + rules[index].count
+                guard steps <= SchemaLimits.maximumGrammarSteps else {
+                    throw GrammarScanner.failure("its rules branch so much that llama.cpp's left-recursion check would take "
+                                                 + "more than \(SchemaLimits.maximumGrammarSteps) steps")
                 }
-            }
-            var descend = true
-            for element in rule {
-                if element.kind == .ruleReference && descend {
-                    let target = Int(element.value)
-                    if try detect(target, depth: depth + 1) { return true }
-                    if !mayBeEmpty[target] { descend = false }
-                } else if element.kind == .end || element.kind == .alternative {
-                    descend = true
-                } else {
-                    descend = false
+                guard frames.count <= SchemaLimits.maximumLeftmostChain else {
+                    throw GrammarScanner.failure("more than \(SchemaLimits.maximumLeftmostChain) rules start one with the other")
                 }
+                if inProgress[index] { return true }
+                inProgress[index] = true
+                var atStart = true
+                for element in rules[index] {
+                    if element.kind == .end || element.kind == .alternative {
+                        if atStart { mayBeEmpty[index] = true; break }
+                        atStart = true
+                    } else {
+                        atStart = false
+                    }
+                }
+                frames.append((index, 0, true))
+                return false
             }
-            inProgress[index] = false
-            visited[index] = true
+            if try enter(start) { return true }
+            while var frame = frames.popLast() {
+                let rule = rules[frame.rule]
+                var called: Int?
+                while frame.element < rule.count {
+                    let element = rule[frame.element]
+                    frame.element += 1
+                    if element.kind == .ruleReference && frame.descend {
+                        called = Int(element.value)
+                        break
+                    } else if element.kind == .end || element.kind == .alternative {
+                        frame.descend = true
+                    } else {
+                        frame.descend = false
+                    }
+                }
+                if let called {
+                    frames.append(frame)
+                    if try enter(called) { return true }
+                    continue
+                }
+                inProgress[frame.rule] = false
+                visited[frame.rule] = true
+                // Back in the caller: a reference that cannot be empty ends its leftmost run.
+                if let caller = frames.indices.last, !mayBeEmpty[frame.rule] { frames[caller].descend = false }
+            }
             return false
         }
     }
