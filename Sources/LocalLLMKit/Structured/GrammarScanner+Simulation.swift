@@ -8,84 +8,91 @@ extension GrammarScanner {
     mutating func simulate() throws {
         guard !rules.isEmpty, rules.allSatisfy({ $0 != nil }), let root = rootID else { return }
         let defined = rules.map { $0! }
-        var walk = LeftRecursionWalk(rules: defined)
-        for index in defined.indices where !walk.visited[index] {
-            if try walk.detect(index) { return }      // left recursion: llama.cpp reports it
-        }
+        if try Self.hasLeftRecursion(defined) { return }        // llama.cpp reports it, before building stacks
         try Self.expandInitialStacks(rules: defined, root: Int(root))
     }
 
-    /// llama.cpp's `llama_grammar_detect_left_recursion`, counted.
-    private struct LeftRecursionWalk {
-        let rules: [[Element]]
-        var visited: [Bool]
-        var inProgress: [Bool]
-        var mayBeEmpty: [Bool]
-        var steps = 0
-
-        init(rules: [[Element]]) {
-            self.rules = rules
-            visited = Array(repeating: false, count: rules.count)
-            inProgress = visited
-            mayBeEmpty = visited
-        }
-
-        /// Whether left recursion was found (llama.cpp then stops at once). The recursion of
-        /// llama.cpp is kept on an explicit stack here, so the walk itself cannot overflow.
-        mutating func detect(_ start: Int) throws -> Bool {
-            // A frame: the rule, the next element to look at, and whether references still count as leftmost.
-            var frames: [(rule: Int, element: Int, descend: Bool)] = []
-            func enter(_ index: Int) throws -> Bool {
-                steps += 1 + rules[index].count
-                guard steps <= SchemaLimits.maximumGrammarSteps else {
-                    throw GrammarScanner.failure("its rules branch so much that llama.cpp's left-recursion check would take "
-                                                 + "more than \(SchemaLimits.maximumGrammarSteps) steps")
+    /// The cost of llama.cpp's `llama_grammar_detect_left_recursion`, computed without paying it.
+    ///
+    /// llama.cpp walks, from each rule not yet cleared, into every reference in leftmost
+    /// position (after references that may be empty), scanning each rule it enters, and
+    /// never remembers a rule it cleared during the walk: a rule entered through k paths is
+    /// scanned k times, and the walk recurses as deep as the longest chain. Both follow from
+    /// the graph of leftmost references: the cost of a rule is its length plus the costs of
+    /// its leftmost references (counted with repetition), computed once per rule here.
+    /// - Returns: whether a rule reaches itself through leftmost references (left recursion).
+    private static func hasLeftRecursion(_ rules: [[Element]]) throws -> Bool {
+        let mayBeEmpty = rules.map { rule -> Bool in
+            var atStart = true
+            for element in rule {
+                if element.kind == .end || element.kind == .alternative {
+                    if atStart { return true }
+                    atStart = true
+                } else {
+                    atStart = false
                 }
-                guard frames.count <= SchemaLimits.maximumLeftmostChain else {
-                    throw GrammarScanner.failure("more than \(SchemaLimits.maximumLeftmostChain) rules start one with the other")
-                }
-                if inProgress[index] { return true }
-                inProgress[index] = true
-                var atStart = true
-                for element in rules[index] {
-                    if element.kind == .end || element.kind == .alternative {
-                        if atStart { mayBeEmpty[index] = true; break }
-                        atStart = true
-                    } else {
-                        atStart = false
-                    }
-                }
-                frames.append((index, 0, true))
-                return false
-            }
-            if try enter(start) { return true }
-            while var frame = frames.popLast() {
-                let rule = rules[frame.rule]
-                var called: Int?
-                while frame.element < rule.count {
-                    let element = rule[frame.element]
-                    frame.element += 1
-                    if element.kind == .ruleReference && frame.descend {
-                        called = Int(element.value)
-                        break
-                    } else if element.kind == .end || element.kind == .alternative {
-                        frame.descend = true
-                    } else {
-                        frame.descend = false
-                    }
-                }
-                if let called {
-                    frames.append(frame)
-                    if try enter(called) { return true }
-                    continue
-                }
-                inProgress[frame.rule] = false
-                visited[frame.rule] = true
-                // Back in the caller: a reference that cannot be empty ends its leftmost run.
-                if let caller = frames.indices.last, !mayBeEmpty[frame.rule] { frames[caller].descend = false }
             }
             return false
         }
+        let callees = rules.map { rule -> [Int] in
+            var found: [Int] = []
+            var descend = true
+            for element in rule {
+                if element.kind == .ruleReference && descend {
+                    let target = Int(element.value)
+                    found.append(target)
+                    if !mayBeEmpty[target] { descend = false }
+                } else {
+                    descend = element.kind == .end || element.kind == .alternative
+                }
+            }
+            return found
+        }
+        let budget = UInt64(SchemaLimits.maximumLeftRecursionSteps)
+        var cost = [UInt64](repeating: 0, count: rules.count)
+        var height = [Int](repeating: 0, count: rules.count)
+        var state = [UInt8](repeating: 0, count: rules.count)          // 0 new, 1 on the path, 2 done
+        var recursive = false
+        var total: UInt64 = 0
+        for start in rules.indices where state[start] == 0 {
+            // Post-order, on an explicit stack: (rule, next callee to look at).
+            var path: [(rule: Int, next: Int)] = [(start, 0)]
+            state[start] = 1
+            while let (rule, next) = path.last {
+                if next < callees[rule].count {
+                    path[path.count - 1].next += 1
+                    let callee = callees[rule][next]
+                    switch state[callee] {
+                    case 0:
+                        state[callee] = 1
+                        path.append((callee, 0))
+                    case 1:
+                        recursive = true                                // a cycle: llama.cpp stops there
+                    default:
+                        break
+                    }
+                    continue
+                }
+                path.removeLast()
+                state[rule] = 2
+                var sum = UInt64(2 * rules[rule].count + 1)
+                var deepest = 0
+                for callee in callees[rule] where state[callee] == 2 {
+                    sum = min(sum + cost[callee], budget + 1)
+                    deepest = max(deepest, height[callee])
+                }
+                cost[rule] = sum
+                height[rule] = deepest + 1
+                guard height[rule] <= SchemaLimits.maximumLeftmostChain else {
+                    throw failure("more than \(SchemaLimits.maximumLeftmostChain) rules start one with the other")
+                }
+            }
+            total = min(total + cost[start], budget + 1)
+            guard total <= budget else {
+                throw failure("its rules branch so much that llama.cpp's left-recursion check would take more than \(budget) steps")
+            }
+        }
+        return recursive
     }
 
     /// llama.cpp's `llama_grammar_advance_stack` for each alternative of the root rule.

@@ -9,12 +9,20 @@ enum LengthGrammar {
     static let block = SchemaLimits.maximumRepetition
 
     /// A JSON string of `minimum` to `maximum` (nil: any number of) characters, adding the
-    /// rules it uses (named `prefix-…`) to `rules`.
-    static func string(minimum: Int, maximum: Int?, prefix: String, rules: inout [String: String]) -> String {
-        let character = "\(prefix)-char", blockRule = "\(prefix)-block"
+    /// rules it uses (named `prefix-…`) to `rules`. `block` is for tests.
+    static func string(minimum: Int, maximum: Int?, prefix: String, rules: inout [String: String],
+                       block: Int = LengthGrammar.block) -> String {
+        let character = "\(prefix)-char", blockRule = "\(prefix)-block", part = "\(prefix)-part"
         // One JSON string character, as llama.cpp's converter writes it.
         rules[character] = #"[^"\\\x7F\x00-\x1F] | [\\] (["\\bfnrt/] | "u" [0-9a-fA-F]{4})"#
-        rules[blockRule] = "\(character){\(block)}"
+        // A block of 40 parts of 50 characters: short rules, because llama.cpp's left-recursion
+        // check rescans a block once for each optional block that starts with it.
+        if block % 50 == 0 && block > 50 {
+            rules[part] = "\(character){50}"
+            rules[blockRule] = "\(part){\(block / 50)}"
+        } else {
+            rules[blockRule] = "\(character){\(block)}"
+        }
         func blocks(_ low: Int, _ high: Int) -> String {
             low == high ? (low == 0 ? "" : "\(blockRule){\(low)}") : "\(blockRule){\(low),\(high)}"
         }

@@ -95,7 +95,6 @@ struct PatternTranslator {
         }
         guard let (minimum, maximum) = bounds else { return atom }
         _ = take("?")                                           // lazy: the same strings
-        if case .repeated = atom { throw Failure(reason: "a quantifier cannot follow another one") }
         for count in [minimum, maximum ?? 0] where count > SchemaLimits.maximumRepetition {
             throw Failure(reason: "the repetition count \(count) exceeds \(SchemaLimits.maximumRepetition)")
         }

@@ -39,13 +39,16 @@ enum SchemaLimits {
     /// rejects a minimum and silently drops a maximum.
     static let maximumRepetition = 2_000
     /// Grammar elements once llama.cpp has expanded every repetition.
-    static let maximumGrammarElements = 2_000_000
+    static let maximumGrammarElements = 4_000_000
     /// Rules once llama.cpp has expanded every repetition.
-    static let maximumGrammarRules = 200_000
+    static let maximumGrammarRules = 500_000
     /// Bytes of the rule names llama.cpp generates while expanding repetitions.
     static let maximumGrammarNameBytes = 64 << 20
     /// Rules that llama.cpp's left-recursion check enters one inside another.
     static let maximumLeftmostChain = 1_000
-    /// Steps of llama.cpp's left-recursion check and of building the first parse stacks.
+    /// Rule elements llama.cpp's left-recursion check may scan (it rescans shared rules
+    /// once per path, so a small grammar can ask for 2^40).
+    static let maximumLeftRecursionSteps = 50_000_000
+    /// Parse states llama.cpp may explore to build its first parse stacks (simulated here).
     static let maximumGrammarSteps = 1_000_000
 }
