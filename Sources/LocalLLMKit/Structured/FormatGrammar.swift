@@ -4,7 +4,7 @@
 /// allows February 31st, and it silently accepts any string for other formats. These
 /// rules are exact where it is cheap (calendar dates with leap years, octets of 0–255)
 /// and conservative elsewhere (host names of up to four labels of 50 characters, URIs
-/// with an authority).
+/// with an authority and bounded parts).
 enum FormatGrammar {
     /// The GBNF expression for a JSON string in `format`, adding the rules it uses (named
     /// `prefix-…`) to `rules`; nil for a format LocalLLMKit does not enforce.
@@ -53,9 +53,11 @@ enum FormatGrammar {
         // A dot-atom local part (at most 63 characters) and a domain with a top-level domain of letters.
         ("atom", #"[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]{1,15}"#),
         ("email", #"P-atom ( "." P-atom ){0,3} "@" ( P-label "." ){1,3} [a-zA-Z]{2,16}"#),
-        // RFC 3986 with an authority: scheme://host[:port][/path][?query][#fragment].
+        // RFC 3986 with an authority: scheme://host[:port][/path][?query][#fragment], each part
+        // bounded so that an answer ends (up to 4 path segments of 24 characters, a query of 40,
+        // a fragment of 20).
         ("pchar", #"[a-zA-Z0-9._~!$&'()*+,;=:@-] | "%" [0-9a-fA-F] [0-9a-fA-F]"#),
-        ("uri", #"[a-zA-Z] [a-zA-Z0-9+.-]{0,15} "://" ( P-hostname | P-ipv4 ) ( ":" [0-9]{1,5} )? ( "/" P-pchar* )*"#
-            + ##" ( "?" ( P-pchar | [/?] )* )? ( "#" ( P-pchar | [/?] )* )?"##),
+        ("uri", #"[a-zA-Z] [a-zA-Z0-9+.-]{0,15} "://" ( P-hostname | P-ipv4 ) ( ":" [0-9]{1,5} )? ( "/" P-pchar{0,24} ){0,4}"#
+            + ##" ( "?" ( P-pchar | [/?] ){0,40} )? ( "#" ( P-pchar | [/?] ){0,20} )?"##),
     ]
 }
