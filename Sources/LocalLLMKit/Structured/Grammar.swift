@@ -73,10 +73,11 @@ enum Grammar {
         return output + rest
     }
 
-    /// Checks that llama.cpp can parse a GBNF grammar, first within ``SchemaLimits``.
+    /// Checks that llama.cpp can parse a GBNF grammar, first within ``SchemaLimits``
+    /// (unless `scanned`: ``fromJSONSchema(_:name:)`` has done it).
     /// - Throws: ``LLMKitError/invalidGrammar(reason:)``.
-    static func check(_ grammar: String, model: ModelHandle) throws {
-        try GrammarScanner.check(grammar)
+    static func check(_ grammar: String, model: ModelHandle, scanned: Bool = false) throws {
+        if !scanned { try GrammarScanner.check(grammar) }
         var error: llmkit_error?
         let (parsed, errors) = LlamaLog.collectingErrors { llmkit_grammar_check(model.pointer, grammar, &error) }
         let message = Bridge.take(error)

@@ -40,7 +40,7 @@ extension OutputFormat {
             (constraint, schemaName) = (Constraint(grammar: text.hasSuffix("\n") ? text : text + "\n", check: nil), nil)
         }
         do {
-            try Grammar.check(constraint.grammar, model: model)
+            try Grammar.check(constraint.grammar, model: model, scanned: schemaName != nil)
         } catch LLMKitError.invalidGrammar(let reason) where schemaName != nil {
             throw LLMKitError.invalidSchema(property: schemaName!, reason: "llama.cpp cannot use its grammar: \(reason)")
         }

@@ -191,8 +191,15 @@ struct Node {
 
     /// A non-negative integer keyword, at most `limit`.
     func count(_ key: String, limit: Int) throws -> Int? {
-        guard let value = self[key] else { return nil }
-        guard case .integer(let count) = value, count >= 0 else { throw fail("\(key) must be a non-negative integer") }
+        let count: Int
+        switch self[key] {
+        case nil: return nil
+        case .integer(let value)? where value >= 0: count = value
+        case .number(let value)? where value >= 0 && value == value.rounded():       // 2.0 is an integer in JSON Schema
+            guard value <= Double(limit) else { throw fail("\(key) \(value) exceeds \(limit), the most LocalLLMKit can enforce") }
+            count = Int(value)
+        default: throw fail("\(key) must be a non-negative integer")
+        }
         guard count <= limit else { throw fail("\(key) \(count) exceeds \(limit), the most LocalLLMKit can enforce") }
         return count
     }

@@ -180,6 +180,23 @@ struct SchemaBoundsTests {
         }
     }
 
+    @Test("Hardening #11: tool parameter schemas get the same bounds before llama.cpp builds a tool-call grammar from them")
+    func toolSchemas() throws {
+        for index in [2, 4, 8] {
+            let (_, schema, expected) = Self.adversarial[index]
+            #expect {
+                try ToolBox([DynamicTool(name: "tool", description: "", parametersSchema: schema) { _ in "" }])
+            } throws: { error in
+                guard case LLMKitError.invalidTool(let tool, let reason) = error else { return false }
+                return tool == "tool" && reason.contains(expected)
+            }
+        }
+        #expect(throws: Never.self) {
+            try ToolBox([DynamicTool(name: "weather", description: "", parametersSchema:
+                #"{"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}"#) { _ in "" }])
+        }
+    }
+
     @Test("Hardening #11: string lengths beyond llama.cpp's 2,000 are exact, through blocks")
     func longStrings() async throws {
         // The block arithmetic, with blocks of 5 characters, sampled by the real model.
