@@ -156,14 +156,18 @@ extension SchemaNormalizer {
 
     /// `allOf`: one part stands for itself; several parts must be objects (directly or by
     /// reference), whose properties are merged into one object with the union of their
-    /// `required` lists. llama.cpp's own merge would drop everything else silently.
+    /// `required` lists. Keywords next to `allOf` count as one more part. llama.cpp's own
+    /// merge would drop everything but properties and enums silently.
     mutating func normalizeAllOf(_ node: Node, depth: Int) throws -> NormalizedSchema {
         guard case .array(let list)? = node["allOf"], !list.isEmpty else { throw node.fail("allOf must be a non-empty list of schemas") }
-        if list.count == 1 { return try normalize(list[0], path: "\(node.path).allOf[0]", depth: depth + 1) }
+        let own = node.members.filter { $0.0 != "allOf" && !SchemaKeywords.definitions.contains($0.0) }
+        let hasOwn = node.keys.contains { $0 != "allOf" }
+        if list.count == 1 && !hasOwn { return try normalize(list[0], path: "\(node.path).allOf[0]", depth: depth + 1) }
+        var parts = list.enumerated().map { (part: $0.element, path: "\(node.path).allOf[\($0.offset)]") }
+        if hasOwn { parts.append((.object(own), node.path)) }
         var properties: [(String, OrderedJSON)] = []
         var required: [OrderedJSON] = []
-        for (index, part) in list.enumerated() {
-            let partPath = "\(node.path).allOf[\(index)]"
+        for (part, partPath) in parts {
             let members = try mergeableObject(part, path: partPath, depth: depth + 1)
             for (key, value) in members where !SchemaKeywords.annotations.contains(key) {
                 switch (key, value) {

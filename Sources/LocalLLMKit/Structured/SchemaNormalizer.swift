@@ -93,7 +93,8 @@ struct SchemaNormalizer {
             if !SchemaKeywords.definitions.contains(key) { keys.append(key) }
         }
         let node = Node(members: members, keys: keys, path: path)
-        for exclusive in ["$ref", "anyOf", "oneOf", "allOf"] where keys.contains(exclusive) {
+        // Keywords next to allOf are merged as one more part (see normalizeAllOf).
+        for exclusive in ["$ref", "anyOf", "oneOf"] where keys.contains(exclusive) {
             if let other = keys.first(where: { $0 != exclusive }) {
                 throw fail("\"\(other)\" next to \"\(exclusive)\" would be ignored; move it into the "
                            + (exclusive == "$ref" ? "referenced schema" : "alternatives"))

@@ -64,6 +64,24 @@ struct SchemaEnforcementTests {
         #expect(output.status == 0, "jsonschema rejected strings for \(pattern):\n\(output.text)\n\(lines.joined(separator: "\n"))")
     }
 
+    @Test("Hardening #15: allOf merges, discriminated oneOf, type lists and references validate")
+    func composition() async throws {
+        let schema = ##"""
+        {"type": "object", "allOf": [{"$ref": "#/$defs/base"}, {"properties": {"shape": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "circle"}, "radius": {"type": "number", "minimum": 0, "maximum": 10}},
+             "required": ["kind", "radius"], "additionalProperties": false},
+            {"type": "object", "properties": {"kind": {"const": "square"}, "side": {"type": "integer", "minimum": 1, "maximum": 9}},
+             "required": ["kind", "side"], "additionalProperties": false}]},
+            "note": {"type": ["string", "null"], "maxLength": 20}}, "required": ["shape", "note"]}],
+         "properties": {"id": {"type": "string", "format": "uuid"}}, "required": ["id"],
+         "$defs": {"base": {"type": "object", "properties": {"name": {"type": "string", "pattern": "^[A-Z][a-z]{1,10}$"}}, "required": ["name"]}}}
+        """##
+        let lines = try await Self.generate(schema, prompt: "A shape record as JSON:\n", seeds: 1...5, maximumTokens: 200)
+        #expect(lines.count >= 3, "too few answers ended")
+        let output = try Validator.run(lines.joined(separator: "\n"))
+        #expect(output.status == 0, "jsonschema rejected:\n\(output.text)\n\(lines.joined(separator: "\n"))")
+    }
+
     @Test("Hardening #15: uniqueItems over enum values is enforced by the grammar, in any order")
     func uniqueChoices() async throws {
         let schema = #"{"type": "array", "items": {"enum": ["red", "green", "blue", "cyan"]}, "uniqueItems": true, "minItems": 2}"#
