@@ -71,7 +71,17 @@ extern "C" char * llmkit_json_schema_to_grammar(const char * schema_json, llmkit
             throw std::invalid_argument("no schema");
         }
         const common_json schema = common_json::parse(schema_json);
-        return llmkit::copy_string(json_schema_to_grammar(schema, true));
+        // The converter only warns on stderr when it drops part of a schema (a pattern it
+        // cannot express becomes "any string"): that is an error here, never a silent loss.
+        StandardErrorCapture capture;
+        const std::string grammar = json_schema_to_grammar(schema, true);
+        const std::string output = capture.restore();
+        const size_t warning = output.find("JSON schema conversion was incomplete");
+        if (warning != std::string::npos) {
+            const std::string rest = output.substr(warning);
+            throw std::invalid_argument(rest.substr(0, rest.find('\n')));
+        }
+        return llmkit::copy_string(grammar);
     });
 }
 

@@ -42,7 +42,8 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case invalidSchema(property: String, reason: String)
     /// A GBNF grammar that llama.cpp cannot parse.
     case invalidGrammar(reason: String)
-    /// The model's output does not decode into the requested type (possible only without a grammar).
+    /// The model's output does not decode into the requested type (possible only without a grammar),
+    /// or breaks a schema rule that is checked after generation (`uniqueItems` on items other than listed values).
     case invalidOutput(raw: String, reason: String)
     /// Generation stopped (token limit or cancellation) before the structured answer was complete.
     case incompleteOutput(raw: String, stopReason: StopReason)

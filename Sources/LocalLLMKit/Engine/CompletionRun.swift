@@ -10,6 +10,8 @@ struct CompletionRun {
     private let reusesCache: Bool
     private let thinking: ThinkingControl?
     private let grammar: String?
+    /// What the grammar cannot enforce, checked on the finished output (`uniqueItems`).
+    private let outputCheck: OutputCheck?
     private let chat: ChatRenderHandle?
     private let preservedTokens: Set<Int32>
     private let clock = ContinuousClock()
@@ -29,7 +31,9 @@ struct CompletionRun {
          chat: ChatRenderHandle? = nil, preservedTokens: Set<Int32> = []) throws {
         try options.validate()
         try tokenizer.validate(Array(options.logitBias.keys))
-        self.grammar = try options.outputFormat.grammar(for: context.model)
+        let constraint = try options.outputFormat.constraint(for: context.model)
+        self.grammar = constraint?.grammar
+        self.outputCheck = constraint?.check
         guard !promptTokens.isEmpty else { throw LLMKitError.emptyPrompt }
         let reserved = try options.reservedTokens(inContextOf: context.contextLength)
         if promptTokens.count > context.contextLength - reserved {
@@ -48,6 +52,8 @@ struct CompletionRun {
     }
 
     /// Generates, handing each chunk of text to `emit`, and returns the result.
+    /// - Throws: ``LLMKitError/invalidOutput(raw:reason:)`` when the finished JSON breaks a
+    ///   schema rule that only a check after generation enforces (`uniqueItems`).
     func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
         let start = clock.now
         context.abort(on: cancellation)
@@ -115,6 +121,7 @@ struct CompletionRun {
         }
         result.text = output.text
         result.stopReason = stop
+        if stop == .endOfText, let outputCheck { try outputCheck.verify(result.text) }
         result.statistics.generatedTokens = result.tokens.count
         if let firstSample {
             result.statistics.generationDuration = lastSample - firstSample

@@ -1,86 +1,83 @@
 import CLlamaBridge
 import Foundation
 
-/// llama.cpp's grammar tools, through the bridge.
+/// llama.cpp's grammar tools, through the bridge, behind LocalLLMKit's own checks.
 enum Grammar {
-    /// Converts a JSON Schema document to GBNF with llama.cpp's converter, except for
-    /// numbers, whose bounds llama.cpp does not enforce: those get ``NumberGrammar`` rules.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` with llama.cpp's reason.
-    static func fromJSONSchema(_ document: OrderedJSON, name: String) throws -> String {
-        var numbers: [String: String] = [:]
-        let prepared = try replacingNumbers(in: document, path: name, rules: &numbers)
+    /// Converts a JSON Schema document to GBNF: ``SchemaNormalizer`` checks and rewrites it,
+    /// llama.cpp's converter writes the grammar, and LocalLLMKit's rules replace the
+    /// placeholders for what llama.cpp does not enforce (numbers, formats, long strings,
+    /// unique lists). The result is scanned like any grammar.
+    /// - Returns: the grammar, and the check to run on the output when the grammar cannot
+    ///   enforce everything (`uniqueItems` on arbitrary items).
+    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)``.
+    static func fromJSONSchema(_ document: OrderedJSON, name: String) throws -> (grammar: String, check: OutputCheck?) {
+        let prepared = try SchemaNormalizer.prepare(document, name: name)
+        let converted = try convert(prepared.document.serialized()) { .invalidSchema(property: name, reason: $0) }
+        let grammar = substitute(prepared.placeholders, in: converted, nonce: prepared.nonce) + prepared.rules
+        do {
+            try GrammarScanner.check(grammar)
+        } catch LLMKitError.invalidGrammar(let reason) {
+            throw LLMKitError.invalidSchema(property: name, reason: "its grammar would be too large for llama.cpp: \(reason)")
+        }
+        return (grammar, prepared.check)
+    }
+
+    /// Checks that llama.cpp enforces a translated `pattern` as it is and within bounds.
+    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` naming `path`.
+    static func checkPattern(_ pattern: String, original: String, path: String) throws {
+        func failure(_ reason: String) -> LLMKitError {
+            .invalidSchema(property: path, reason: "pattern \(original.prefix(200)): \(reason)")
+        }
+        let document = OrderedJSON.object([("type", .string("string")), ("pattern", .string(pattern))]).serialized()
+        let grammar = try convert(document, failure: failure)
+        do {
+            try GrammarScanner.check(grammar)
+        } catch LLMKitError.invalidGrammar(let reason) {
+            throw failure(reason)
+        }
+    }
+
+    /// llama.cpp's converter on a prepared document; a conversion that is incomplete
+    /// (llama.cpp warns and accepts any string) is an error.
+    private static func convert(_ document: String, failure: (String) -> LLMKitError) throws -> String {
         var error: llmkit_error?
-        guard let converted = llmkit_json_schema_to_grammar(prepared.serialized(), &error) else {
-            throw LLMKitError.invalidSchema(property: name, reason: Bridge.take(error) ?? "llama.cpp cannot convert it")
+        guard let converted = llmkit_json_schema_to_grammar(document, &error) else {
+            throw failure(Bridge.take(error) ?? "llama.cpp cannot convert it")
         }
         defer { llmkit_string_free(converted) }
-        var grammar = String(cString: converted)
-        for (placeholder, expression) in numbers {
-            // llama.cpp writes a string constant as a quoted JSON string literal.
-            let literal = "\"\\\"\(placeholder)\\\"\""
-            // Absent when llama.cpp did not use that part of the schema (an unused `$defs` entry).
-            grammar = grammar.replacingOccurrences(of: literal, with: expression)
-        }
-        return grammar
+        return String(cString: converted)
     }
 
-    /// Keywords whose values are data, not schemas.
-    private static let dataKeywords: Set<String> = ["const", "enum", "default", "examples"]
-    /// Keywords that llama.cpp's converter obeys before `type`: a node with one of them is not a plain number.
-    private static let precedingKeywords: Set<String> = ["$ref", "oneOf", "anyOf", "allOf", "const", "enum"]
-    /// Keywords whose value maps names to schemas.
-    private static let schemaMaps: Set<String> = ["properties", "$defs", "definitions", "patternProperties"]
-    /// The bound keywords of a number.
-    private static let boundKeywords: Set<String> = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
-
-    /// Replaces every plain `{"type": "number", …}` schema by a unique string constant, and
-    /// records the GBNF expression that will stand in its place.
-    private static func replacingNumbers(in schema: OrderedJSON, path: String, rules: inout [String: String]) throws -> OrderedJSON {
-        switch schema {
-        case .object(let members):
-            let keys = Set(members.map(\.0))
-            if case .array(let types)? = members.first(where: { $0.0 == "type" })?.1, types.contains(.string("number")),
-               !keys.isDisjoint(with: boundKeywords) {
-                throw LLMKitError.invalidSchema(property: path, reason: "number bounds with a list of types are not supported; use anyOf")
+    /// Replaces each placeholder's literal (llama.cpp writes a string constant as a quoted
+    /// JSON string literal, `"\"name\""`) by its expression, in one pass.
+    private static func substitute(_ placeholders: [(constant: String, expression: String)], in grammar: String,
+                                   nonce: String) -> String {
+        guard !placeholders.isEmpty else { return grammar }
+        let expressions = Dictionary(placeholders.map { ($0.constant, $0.expression) }, uniquingKeysWith: { first, _ in first })
+        let opening = "\"\\\"\(nonce)-", closing = "\\\"\""
+        var output = ""
+        var rest = grammar[...]
+        while let start = rest.range(of: opening) {
+            output += rest[..<start.lowerBound]
+            let afterOpening = rest[start.upperBound...]
+            let digits = afterOpening.prefix { $0.isASCII && $0.isNumber }
+            if let end = afterOpening[digits.endIndex...].range(of: closing), end.lowerBound == digits.endIndex,
+               let expression = expressions["\(nonce)-\(digits)"] {
+                output += "(" + expression + ")"
+                rest = afterOpening[end.upperBound...]
+            } else {
+                output += rest[start]
+                rest = afterOpening
             }
-            if members.contains(where: { $0.0 == "type" && $0.1 == .string("number") }), keys.isDisjoint(with: precedingKeywords) {
-                func bound(_ key: String) -> Double? {
-                    switch members.first(where: { $0.0 == key })?.1 {
-                    case .integer(let value)?: return Double(value)
-                    case .number(let value)?: return value
-                    default: return nil
-                    }
-                }
-                let step = 1 / pow(10, Double(NumberGrammar.fractionDigits))
-                let minimum = [bound("minimum"), bound("exclusiveMinimum").map { $0 + step }].compactMap { $0 }.max()
-                let maximum = [bound("maximum"), bound("exclusiveMaximum").map { $0 - step }].compactMap { $0 }.min()
-                guard let expression = NumberGrammar.expression(minimum: minimum, maximum: maximum) else {
-                    throw LLMKitError.invalidSchema(property: path, reason: "no number with at most \(NumberGrammar.fractionDigits) "
-                        + "decimals within ±\(Int64(NumberGrammar.limit)) lies between the bounds")
-                }
-                let placeholder = "__llmkit_number_\(rules.count)__"
-                rules[placeholder] = expression
-                return .object([("const", .string(placeholder))])
-            }
-            return .object(try members.map { key, value in
-                if dataKeywords.contains(key) { return (key, value) }
-                if schemaMaps.contains(key), case .object(let entries) = value {       // names → schemas
-                    return (key, .object(try entries.map { name, schema in
-                        (name, try replacingNumbers(in: schema, path: path + "." + name, rules: &rules))
-                    }))
-                }
-                return (key, try replacingNumbers(in: value, path: path + "." + key, rules: &rules))
-            })
-        case .array(let values):
-            return .array(try values.map { try replacingNumbers(in: $0, path: path, rules: &rules) })
-        default:
-            return schema
         }
+        return output + rest
     }
 
-    /// Checks that llama.cpp can parse a GBNF grammar.
-    /// - Throws: ``LLMKitError/invalidGrammar(reason:)`` with llama.cpp's reason.
-    static func check(_ grammar: String, model: ModelHandle) throws {
+    /// Checks that llama.cpp can parse a GBNF grammar, first within ``SchemaLimits``
+    /// (unless `scanned`: ``fromJSONSchema(_:name:)`` has done it).
+    /// - Throws: ``LLMKitError/invalidGrammar(reason:)``.
+    static func check(_ grammar: String, model: ModelHandle, scanned: Bool = false) throws {
+        if !scanned { try GrammarScanner.check(grammar) }
         var error: llmkit_error?
         let (parsed, errors) = LlamaLog.collectingErrors { llmkit_grammar_check(model.pointer, grammar, &error) }
         let message = Bridge.take(error)

@@ -11,23 +11,47 @@ public enum OutputFormat: Sendable, Equatable {
 }
 
 extension OutputFormat {
-    /// The GBNF grammar that enforces the format, checked against `model`'s vocabulary;
-    /// nil for free text.
+    /// What enforces a format: a grammar for sampling, and for schemas with `uniqueItems`
+    /// over arbitrary items, a check of the finished JSON.
+    struct Constraint {
+        /// The GBNF grammar (root rule `root`).
+        var grammar: String
+        /// The check to run on the output once generation ends normally.
+        var check: OutputCheck?
+    }
+
+    /// The constraint that enforces the format, its grammar checked against `model`'s
+    /// vocabulary; nil for free text.
     /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` or ``LLMKitError/invalidGrammar(reason:)``.
-    func grammar(for model: ModelHandle) throws -> String? {
-        let grammar: String
+    func constraint(for model: ModelHandle) throws -> Constraint? {
+        let constraint: Constraint
+        let schemaName: String?
         switch self {
         case .text:
             return nil
         case .schema(let schema):
-            grammar = try Grammar.fromJSONSchema(schema.jsonSchemaValue(), name: schema.name)
+            let (grammar, check) = try Grammar.fromJSONSchema(schema.jsonSchemaValue(), name: schema.name)
+            (constraint, schemaName) = (Constraint(grammar: grammar, check: check), schema.name)
         case .jsonSchema(let document):
-            grammar = try Grammar.fromJSONSchema(JSONSchemaChecker.check(document), name: "schema")
+            let (grammar, check) = try Grammar.fromJSONSchema(JSONSchemaChecker.parse(document), name: "schema")
+            (constraint, schemaName) = (Constraint(grammar: grammar, check: check), "schema")
         case .grammar(let text):
-            grammar = text.hasSuffix("\n") ? text : text + "\n"      // llama.cpp's parser wants a final newline
+            // llama.cpp's parser wants a final newline.
+            (constraint, schemaName) = (Constraint(grammar: text.hasSuffix("\n") ? text : text + "\n", check: nil), nil)
         }
-        try Grammar.check(grammar, model: model)
-        return grammar
+        do {
+            try Grammar.check(constraint.grammar, model: model, scanned: schemaName != nil)
+        } catch LLMKitError.invalidGrammar(let reason) where schemaName != nil {
+            throw LLMKitError.invalidSchema(property: schemaName!, reason: "llama.cpp cannot use its grammar: \(reason)")
+        }
+        return constraint
+    }
+
+    /// The GBNF grammar that enforces the format, checked against `model`'s vocabulary;
+    /// nil for free text.
+    /// - Throws: as ``constraint(for:)``.
+    func grammar(for model: ModelHandle) throws -> String? {
+        try constraint(for: model)?.grammar
     }
 
     /// The instruction added to a conversation's prompt so the model knows the format.

@@ -65,7 +65,9 @@ extension OutputSchema {
         }
     }
 
-    static func summary(of kind: Kind, indent: String) -> String {
+    /// The description of `kind`; kinds nested too deeply (which ``validate()`` rejects) end in "…".
+    static func summary(of kind: Kind, indent: String, depth: Int = 0) -> String {
+        guard depth <= SchemaLimits.maximumDepth else { return "…" }
         switch kind {
         case .text(let minimum, let maximum, let pattern):
             var parts = ["string"]
@@ -89,13 +91,13 @@ extension OutputSchema {
             case let (nil, high?): count = " (at most \(high) items)"
             case (nil, nil): break
             }
-            return "list\(count) of " + summary(of: element, indent: indent)
+            return "list\(count) of " + summary(of: element, indent: indent, depth: depth + 1)
         case .dictionary(let value):
-            return "object mapping names to " + summary(of: value, indent: indent)
+            return "object mapping names to " + summary(of: value, indent: indent, depth: depth + 1)
         case .object(let properties):
             let inner = indent + "  "
             let lines = properties.map { property in
-                "\(inner)- \(property.name) (\(summary(of: property.kind, indent: inner))\(property.isOptional ? ", optional" : ""))"
+                "\(inner)- \(property.name) (\(summary(of: property.kind, indent: inner, depth: depth + 1))\(property.isOptional ? ", optional" : ""))"
                     + (property.description.map { ": \($0)" } ?? "")
             }
             return "an object with these fields, in this order:\n" + lines.joined(separator: "\n")

@@ -1,8 +1,27 @@
 extension OutputSchema {
-    /// Checks that every bound can be met, naming the first property that cannot.
+    /// Checks that every bound can be met, naming the first property that cannot, and that
+    /// kinds nest at most 64 levels deep.
     /// - Throws: ``LLMKitError/invalidSchema(property:reason:)``.
     public func validate() throws {
+        try Self.checkDepth(kind, path: name)
         try Self.validate(kind, path: name)
+    }
+
+    /// Walks the kinds without recursion, so that a kind nested 100,000 levels deep is an
+    /// error before anything recursive (validation, compilation, llama.cpp) sees it.
+    private static func checkDepth(_ kind: Kind, path: String) throws {
+        var pending = [(kind: kind, depth: 0, path: path)]
+        while let (kind, depth, path) = pending.popLast() {
+            guard depth <= SchemaLimits.maximumDepth else {
+                throw LLMKitError.invalidSchema(property: path, reason: "kinds are nested deeper than \(SchemaLimits.maximumDepth) levels")
+            }
+            switch kind {
+            case .list(of: let element, _, _): pending.append((element, depth + 1, path + "[]"))
+            case .dictionary(let value): pending.append((value, depth + 1, path + "[*]"))
+            case .object(let properties): pending += properties.map { ($0.kind, depth + 1, path + "." + $0.name) }
+            default: break
+            }
+        }
     }
 
     private static func validate(_ kind: Kind, path: String) throws {
@@ -25,6 +44,9 @@ extension OutputSchema {
             if let minimum, let maximum, minimum > maximum { throw fail("minimum \(minimum) is above maximum \(maximum)") }
         case .choice(let options):
             if options.isEmpty { throw fail("a choice needs at least one option") }
+            if options.count > SchemaLimits.maximumEnumValues {
+                throw fail("a choice may have at most \(SchemaLimits.maximumEnumValues) options")
+            }
             if Set(options).count != options.count { throw fail("a choice lists the same option twice") }
         case .list(of: let element, let minimum, let maximum):
             if let minimum, minimum < 0 { throw fail("minimum count \(minimum) is negative") }

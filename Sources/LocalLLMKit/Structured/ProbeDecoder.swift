@@ -22,10 +22,23 @@ final class ProbeDecoder: Decoder {
 
     private var shape: Shape?
 
-    init(probe: SchemaProbe, path: String, owner: Any.Type) {
+    /// Containers nested inside the one being probed, within one `init(from:)`.
+    let depth: Int
+
+    init(probe: SchemaProbe, path: String, owner: Any.Type, depth: Int = 0) {
         self.probe = probe
         self.path = path
         self.owner = owner
+        self.depth = depth
+    }
+
+    /// A decoder for a container nested in this one: an `init(from:)` that nests containers
+    /// in a loop must not build a kind too deep for what walks it.
+    private func nested(path: String) throws -> ProbeDecoder {
+        guard depth < SchemaLimits.maximumDepth else {
+            throw LLMKitError.invalidSchema(property: path, reason: "\(owner) nests containers deeper than \(SchemaLimits.maximumDepth) levels")
+        }
+        return ProbeDecoder(probe: probe, path: path, owner: Any.self, depth: depth + 1)
     }
 
     /// The kind recorded so far.
@@ -62,8 +75,8 @@ final class ProbeDecoder: Decoder {
         recordMember(name, source: .fixed(kind), optional: optional)
     }
 
-    func nestedDecoder(forProperty name: String) -> ProbeDecoder {
-        let decoder = ProbeDecoder(probe: probe, path: path + "." + name, owner: Any.self)
+    func nestedDecoder(forProperty name: String) throws -> ProbeDecoder {
+        let decoder = try nested(path: path + "." + name)
         recordMember(name, source: .nested(decoder), optional: false)
         return decoder
     }
@@ -80,8 +93,8 @@ final class ProbeDecoder: Decoder {
         if case .list(nil) = shape { shape = .list(.fixed(kind)) }
     }
 
-    func nestedElementDecoder() -> ProbeDecoder {
-        let decoder = ProbeDecoder(probe: probe, path: path + "[]", owner: Any.self)
+    func nestedElementDecoder() throws -> ProbeDecoder {
+        let decoder = try nested(path: path + "[]")
         if case .list(nil) = shape { shape = .list(.nested(decoder)) }
         return decoder
     }

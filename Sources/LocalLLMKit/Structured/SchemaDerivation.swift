@@ -23,9 +23,16 @@ extension OutputSchema {
 /// Walks `Decodable` types with ``ProbeDecoder`` and turns what they ask for into kinds.
 final class SchemaProbe {
     private var stack: [ObjectIdentifier] = []
+    /// Types being derived one inside another (generic wrappers nest without recursion).
+    private var depth = 0
 
     /// The kind of `T`, and a stand-in value of it that the caller's `init(from:)` can keep.
     func derive<T: Decodable>(_ type: T.Type, path: String) throws -> (kind: OutputSchema.Kind, value: T) {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= SchemaLimits.maximumDepth + 1 else {
+            throw LLMKitError.invalidSchema(property: path, reason: "types are nested deeper than \(SchemaLimits.maximumDepth) levels")
+        }
         if let leaf = Self.leaf(T.self) { return (leaf.kind, leaf.value as! T) }
         if let options = Self.choices(T.self) {
             guard let first = options.values.first else {

@@ -23,6 +23,12 @@ struct ToolBox: Sendable {
             } catch {
                 throw LLMKitError.invalidTool(name: name, reason: "no usable parameters schema: \(error)")
             }
+            // llama.cpp turns the schema into a tool-call grammar: the same bounds and keywords as output schemas.
+            do {
+                _ = try SchemaNormalizer.prepare(schema, name: name)
+            } catch LLMKitError.invalidSchema(let property, let reason) {
+                throw LLMKitError.invalidTool(name: name, reason: "parameters schema at \(property): \(reason)")
+            }
             definitions.append((name, .object([
                 ("type", .string("function")),
                 ("function", .object([("name", .string(name)), ("description", .string(tool.description)), ("parameters", schema)])),
