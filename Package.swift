@@ -22,9 +22,15 @@ let package = Package(
             name: "CLlamaCommon",
             pkgConfig: "llama-common"
         ),
+        // The bridge's engine half (sampler, log switch, grammar check) takes plain data;
+        // its chat half (templates, JSON Schema) builds on it, never the other way round.
         .target(
-            name: "CLlamaBridge",
+            name: "CLlamaEngineBridge",
             dependencies: ["CLlama", "CLlamaCommon"]
+        ),
+        .target(
+            name: "CLlamaChatBridge",
+            dependencies: ["CLlama", "CLlamaCommon", "CLlamaEngineBridge"]
         ),
         .systemLibrary(
             name: "COpenSSL",
@@ -35,9 +41,16 @@ let package = Package(
             name: "CDigest",
             dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
         ),
+        // The engine: models, contexts, sampling, tokenization, GGUF. A leaf that takes plain
+        // values; chat, structured output, tools and the library build on it (`package` access).
+        .target(
+            name: "LocalLLMKitEngine",
+            dependencies: ["CLlama", "CLlamaEngineBridge", .target(name: "CDigest", condition: .when(platforms: [.linux]))]
+        ),
         .target(
             name: "LocalLLMKit",
-            dependencies: ["CLlama", "CLlamaBridge", .target(name: "CDigest", condition: .when(platforms: [.linux]))]
+            dependencies: ["LocalLLMKitEngine", "CLlama", "CLlamaEngineBridge", "CLlamaChatBridge",
+                           .target(name: "CDigest", condition: .when(platforms: [.linux]))]
         ),
         .systemLibrary(
             name: "CLibXML2",
@@ -67,7 +80,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalLLMKitTests",
-            dependencies: ["LocalLLMKit", "CLlama"],
+            dependencies: ["LocalLLMKit", "LocalLLMKitEngine", "CLlama"],
             exclude: ["Support/download_server.py"]
         ),
         // Test support: loads one page with the real load_webpage and prints the outcome as

@@ -30,7 +30,7 @@ enum ChatCommand {
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
-        let options = try GenerationFlags.options(arguments)
+        let request = try GenerationFlags.request(arguments)
         let model = try await ModelOptions.load(arguments)
         let conversation = try GenerationFlags.conversation(arguments, model: model)
         let interactive = Console.inputIsTerminal
@@ -54,12 +54,14 @@ enum ChatCommand {
                 continue
             }
             do {
-                let response = try await printer.stream(conversation.streamResponse(to: line, options: options))
+                let response = try await printer.stream(conversation.streamResponse(
+                    to: line, format: request.format, options: request.options, thinking: request.thinking,
+                    toolPolicy: request.toolPolicy))
                 if InterruptHandler.shared.wasInterrupted { return .interrupted }
                 if arguments.has("--stats") {
                     Console.err(try statisticsLine(turn: await conversation.turnCount, response: response) + "\n")
                 }
-            } catch let error as LLMKitError {
+            } catch let error where error is LLMKitError || error is LocalModel.Error {
                 Console.message("llmkit chat: \(ErrorWording.describe(error))")
                 failed = true
             }
@@ -90,7 +92,7 @@ enum ChatCommand {
                 return .failed
             }
             return .done
-        } catch let error as LLMKitError {
+        } catch let error where error is LLMKitError || error is LocalModel.Error {
             Console.message("llmkit chat: \(ErrorWording.describe(error))")
             return .failed
         }

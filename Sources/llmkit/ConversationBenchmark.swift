@@ -32,7 +32,7 @@ enum ConversationBenchmark {
         let reusing = try Conversation(model: model, instructions: "You are a practical gardening assistant.")
         let refeeding = try Conversation(model: model, instructions: "You are a practical gardening assistant.",
                                          configuration: .init(reusesPromptCache: false))
-        let options = CompletionOptions.greedy(maximumTokens: maximumTokens)
+        let options = CompletionOptions.greedy(maximumResponseTokens: maximumTokens)
         var rows: [Turn] = []
         if !json {
             Console.out("| turn | prompt tokens | evaluated (reuse) | prompt ms (reuse) | prompt ms (re-feed) | speedup | same output |\n")

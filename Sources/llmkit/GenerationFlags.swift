@@ -52,42 +52,53 @@ enum GenerationFlags {
         chatValueOptions.union(chatFlagOptions).sorted().first { arguments.value($0) != nil || arguments.has($0) }
     }
 
-    /// The completion options from the flags.
-    static func options(_ arguments: ParsedArguments) throws -> CompletionOptions {
-        var options = CompletionOptions()
-        options.maximumTokens = try arguments.integer("--max-tokens", in: 1...Int.max)
-        options.temperature = try arguments.number("--temperature")
-        options.topK = try arguments.integer("--top-k", in: 0...Int.max)
-        options.topP = try arguments.number("--top-p")
-        options.minP = try arguments.number("--min-p")
-        options.repetitionPenalty = try arguments.number("--repeat-penalty")
-        options.presencePenalty = try arguments.number("--presence-penalty")
-        options.frequencyPenalty = try arguments.number("--frequency-penalty")
-        if let seed = try arguments.integer("--seed", in: 0...Int(UInt32.max - 1)) { options.seed = UInt32(seed) }
-        options.stopSequences = arguments.allValues("--stop")
-        options.stopsAtBalancedJSON = arguments.has("--balanced-json")
+    /// What the flags ask of one answer: the options, the output format, thinking and tools.
+    struct Request {
+        var options: CompletionOptions
+        var format: OutputFormat
+        var thinking: Conversation.Thinking
+        var toolPolicy: Conversation.ToolPolicy
+    }
+
+    /// The request from the flags.
+    static func request(_ arguments: ParsedArguments) throws -> Request {
+        var sampling = CompletionOptions.Sampling()
+        sampling.temperature = try arguments.number("--temperature")
+        sampling.topK = try arguments.integer("--top-k", in: 0...Int.max)
+        sampling.topP = try arguments.number("--top-p")
+        sampling.minP = try arguments.number("--min-p")
+        sampling.repetitionPenalty = try arguments.number("--repeat-penalty")
+        sampling.presencePenalty = try arguments.number("--presence-penalty")
+        sampling.frequencyPenalty = try arguments.number("--frequency-penalty")
+        if let seed = try arguments.integer("--seed", in: 0...Int(UInt32.max - 1)) { sampling.seed = UInt32(seed) }
+        let options = CompletionOptions(maximumResponseTokens: try arguments.integer("--max-tokens", in: 1...Int.max),
+                                        stopSequences: arguments.allValues("--stop"), sampling: sampling,
+                                        stopsAtBalancedJSON: arguments.has("--balanced-json"))
+        let format: OutputFormat
         switch (arguments.value("--schema"), arguments.value("--grammar")) {
         case (_?, _?): throw UsageError(message: "--schema and --grammar cannot be combined")
-        case (let path?, nil): options.outputFormat = .jsonSchema(try readFile(path, option: "--schema"))
-        case (nil, let path?): options.outputFormat = .grammar(try readFile(path, option: "--grammar"))
-        case (nil, nil): break
+        case (let path?, nil): format = .jsonSchema(try readFile(path, option: "--schema"))
+        case (nil, let path?): format = .grammar(try readFile(path, option: "--grammar"))
+        case (nil, nil): format = .text
         }
-        options.maximumToolRounds = try arguments.integer("--max-tool-rounds", in: 0...100) ?? 4
+        var toolPolicy = Conversation.ToolPolicy(maximumRounds: try arguments.integer("--max-tool-rounds", in: 0...100) ?? 4)
         switch arguments.value("--tool-choice") {
-        case nil, "auto"?: options.toolChoice = .auto
-        case "none"?: options.toolChoice = .none
-        case "required"?: options.toolChoice = .required
-        case let name?: options.toolChoice = .named(name)
+        case nil, "auto"?: toolPolicy.choice = .auto
+        case "none"?: toolPolicy.choice = .none
+        case "required"?: toolPolicy.choice = .required
+        case let name?: toolPolicy.choice = .named(name)
         }
-        options.enableThinking = arguments.has("--thinking")
-        options.thinkingBudget = try arguments.integer("--thinking-budget", in: 0...Int(Int32.max))
-        options.thinkingBudgetMessage = arguments.value("--thinking-message")
+        let thinking = Conversation.Thinking(isEnabled: arguments.has("--thinking"),
+                                             budget: try arguments.integer("--thinking-budget", in: 0...Int(Int32.max)),
+                                             budgetMessage: arguments.value("--thinking-message"))
         do {
             try options.validate()
-        } catch LLMKitError.invalidOption(let name, let reason) {
+            try thinking.validate()
+            try toolPolicy.validate()
+        } catch LocalModel.Error.invalidOption(let name, let reason) {
             throw UsageError(message: "invalid value for \(ErrorWording.flags[name] ?? name): \(reason)")
         }
-        return options
+        return Request(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
     }
 
     /// The text of a file an option names, or an error naming the option and the file.

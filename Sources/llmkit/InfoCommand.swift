@@ -78,7 +78,7 @@ struct InfoReport: Encodable {
     let loadabilityProblem: String?
     let devices = ComputeDevice.all
 
-    init(file: GGUFFile, problem: LLMKitError?) {
+    init(file: GGUFFile, problem: LocalModel.Error?) {
         path = file.url.path
         fileSize = file.fileSize
         ggufVersion = file.version

@@ -30,7 +30,7 @@ enum RunCommand {
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let prompt = try readPrompt(arguments)
-        let options = try GenerationFlags.options(arguments)
+        let request = try GenerationFlags.request(arguments)
         let raw = arguments.has("--raw")
         if raw, let chatFlag = GenerationFlags.chatOnlyFlag(in: arguments) {
             throw UsageError(message: "\(chatFlag) needs chat mode; it cannot be combined with --raw")
@@ -38,10 +38,10 @@ enum RunCommand {
         let model = try await ModelOptions.load(arguments)
         let report: RunReport
         if raw {
-            report = try await complete(prompt, model: model, options: options, json: arguments.has("--json"))
+            report = try await complete(prompt, model: model, request: request, json: arguments.has("--json"))
         } else {
             let conversation = try GenerationFlags.conversation(arguments, model: model)
-            report = try await respond(prompt, in: conversation, options: options, arguments: arguments)
+            report = try await respond(prompt, in: conversation, request: request, arguments: arguments)
         }
         if arguments.has("--json") {
             try Console.printJSON(report)
@@ -53,9 +53,9 @@ enum RunCommand {
     }
 
     /// Plain-text completion: prints only the generated text.
-    private static func complete(_ prompt: String, model: LocalModel, options: CompletionOptions,
+    private static func complete(_ prompt: String, model: LocalModel, request: GenerationFlags.Request,
                                  json: Bool) async throws -> RunReport {
-        let stream = model.streamCompletion(prompt, options: options)
+        let stream = model.streamCompletion(prompt, format: request.format, options: request.options)
         let result = try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
             for try await chunk in stream where !json {
                 Console.answer(chunk)
@@ -67,11 +67,12 @@ enum RunCommand {
     }
 
     /// One chat turn: the answer on stdout (ending with a newline), thinking on stderr on request.
-    private static func respond(_ prompt: String, in conversation: Conversation, options: CompletionOptions,
+    private static func respond(_ prompt: String, in conversation: Conversation, request: GenerationFlags.Request,
                                 arguments: ParsedArguments) async throws -> RunReport {
         let json = arguments.has("--json")
         let response = try await ChatPrinter(json: json, showThinking: arguments.has("--show-thinking"))
-            .stream(conversation.streamResponse(to: prompt, options: options))
+            .stream(conversation.streamResponse(to: prompt, format: request.format, options: request.options,
+                                               thinking: request.thinking, toolPolicy: request.toolPolicy))
         return RunReport(text: response.text, thinking: response.thinking, stopReason: response.stopReason,
                          stopSequence: response.stopSequence, seed: response.seed, statistics: response.statistics,
                          model: conversation.model, toolCalls: response.toolInvocations.map(RunReport.ToolCall.init))

@@ -18,9 +18,9 @@ enum SchemaBenchmark {
         var totals: [String: (tokens: Int, seconds: Double)] = [:]
         for run in 0..<repetitions {
             for constrained in (run % 2 == 0 ? [false, true] : [true, false]) {
-                var options = CompletionOptions(maximumTokens: maximumTokens, temperature: 1.0, seed: UInt32(run + 1))
-                if constrained { options.outputFormat = .jsonSchema(schema) }
-                let result = try await model.complete(prompt, options: options)
+                let options = CompletionOptions(maximumResponseTokens: maximumTokens,
+                                                sampling: .init(temperature: 1.0, seed: UInt32(run + 1)))
+                let result = try await model.complete(prompt, format: constrained ? .jsonSchema(schema) : .text, options: options)
                 let key = constrained ? "constrained" : "unconstrained"
                 // Decode-and-sample steps after the first token, and the time they took.
                 let seconds = result.statistics.generationDuration.milliseconds / 1000

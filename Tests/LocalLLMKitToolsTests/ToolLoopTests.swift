@@ -16,8 +16,7 @@ struct ToolLoopTests {
         let conversation = try Conversation(model: model, tools: [Calculator(), UnitConverter()],
                                             configuration: .init(chatTemplate: Self.qwen3()))
         var started: [ToolInvocation] = [], finished: [ToolInvocation] = []
-        let stream = conversation.streamResponse(to: "What is 12 times 7?", options: .init(
-            maximumTokens: 64, temperature: 0, toolChoice: .named("calculate"), maximumToolRounds: 2))
+        let stream = conversation.streamResponse(to: "What is 12 times 7?", options: .init(maximumResponseTokens: 64, sampling: .greedy), toolPolicy: .init(choice: .named("calculate"), maximumRounds: 2))
         for try await event in stream {
             if case .toolCallStarted(let call) = event { started.append(call) }
             if case .toolCallFinished(let call) = event { finished.append(call) }

@@ -1,4 +1,4 @@
-import CLlamaBridge
+import CLlamaChatBridge
 import Foundation
 
 /// Owns the bridge's templates for one model (immutable, thread-safe). llama.cpp parses and
@@ -96,6 +96,13 @@ final class ChatRenderHandle: @unchecked Sendable {
         let preservedTokens: [String]
         let grammar: String
         let grammarLazy: Bool
+        let grammarTriggers: [Trigger]
+
+        /// What starts a lazy tool-call grammar (`kind` is an `LLMKIT_TRIGGER_*` value).
+        struct Trigger: Decodable {
+            let kind: Int32
+            let value: String
+        }
     }
 
     private init(pointer: OpaquePointer, templates: ChatTemplatesHandle) {
@@ -150,7 +157,7 @@ final class ChatRenderHandle: @unchecked Sendable {
 
     /// Parses model output into answer, thinking and tool calls.
     func parse(_ text: String, isPartial: Bool) throws -> ParsedReply {
-        try Bridge.json(ParsedReply.self, failure: { .outputParsingFailed(reason: $0) }) {
+        try Bridge.json(ParsedReply.self, failure: { LLMKitError.outputParsingFailed(reason: $0) }) {
             llmkit_chat_render_parse(pointer, text, isPartial, $0)
         }
     }

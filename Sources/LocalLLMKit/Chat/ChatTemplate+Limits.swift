@@ -1,4 +1,4 @@
-import CLlamaBridge
+import CLlamaChatBridge
 
 extension ChatTemplate {
     /// A bound that chat template work runs under.

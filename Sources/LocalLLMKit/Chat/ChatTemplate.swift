@@ -1,5 +1,5 @@
 import CLlama
-import CLlamaBridge
+import CLlamaChatBridge
 import Foundation
 
 /// A chat template: turns messages into the exact prompt text a model expects,

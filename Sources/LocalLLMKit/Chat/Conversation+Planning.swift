@@ -17,14 +17,14 @@ struct TurnPlan {
 extension Conversation {
     /// Renders the next turn (the new user message, and any tool calls and results this
     /// turn already added), dropping the oldest turns first if the policy allows.
-    func planTurn(_ pending: [ChatMessage], options: CompletionOptions, toolChoice: ToolChoice = .none) throws -> TurnPlan {
+    func planTurn(_ pending: [ChatMessage], request: TurnRequest, toolChoice: ToolChoice = .none) throws -> TurnPlan {
         var history = transcript
         var dropped = 0
-        let reserved = try options.reservedTokens(inContextOf: contextLength)
+        let reserved = try request.options.reservedTokens(inContextOf: contextLength)
         let offer = try toolBox.offer(toolChoice)
         while true {
             let rendered = try template.render(history + pending, addGenerationPrompt: true,
-                                               enableThinking: options.enableThinking,
+                                               enableThinking: request.thinking.isEnabled,
                                                arguments: configuration.templateArguments,
                                                tools: offer.tools, toolChoice: offer.choice)
             let tokens = try model.tokenizer.tokenize(rendered.segments)

@@ -19,15 +19,18 @@ extension Conversation {
 
     /// Reports, for the message `prompt`, the exact prompt size, the context size,
     /// whether it fits, and the effective maximum answer length.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)`` or ``LLMKitError/invalidOption(name:reason:)``.
-    public func preflight(_ prompt: String, options: CompletionOptions = .init()) throws -> Preflight {
-        try options.validate()
-        let plan = try planTurn([.user(Self.userMessage(prompt, options: options))], options: options,
-                                toolChoice: Self.toolChoice(for: options, round: 0))
+    /// The arguments are those of ``respond(to:format:options:thinking:toolPolicy:)``.
+    /// - Throws: ``LLMKitError/templateFailed(reason:)`` or ``LocalModel/Error/invalidOption(name:reason:)``.
+    public func preflight(_ prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
+                          thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) throws -> Preflight {
+        let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
+        try request.validate()
+        let plan = try planTurn([.user(Self.userMessage(prompt, format: format))], request: request,
+                                toolChoice: Self.toolChoice(for: request, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
         let cached = cache?.reusablePrefix(for: plan.tokens, reusingCache: configuration.reusesPromptCache) ?? 0
         return Preflight(promptTokens: plan.tokens.count, cachedTokens: cached, contextLength: contextLength,
-                         fits: plan.fits, maximumResponseTokens: plan.fits ? min(options.maximumTokens ?? room, room) : 0,
+                         fits: plan.fits, maximumResponseTokens: plan.fits ? min(options.maximumResponseTokens ?? room, room) : 0,
                          droppedTurns: plan.droppedTurns)
     }
 }

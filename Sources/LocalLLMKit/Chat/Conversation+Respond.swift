@@ -5,47 +5,59 @@ extension Conversation {
     ///
     /// Errors that can be known before generation (a bad option, a prompt that does
     /// not fit, a template failure) end the stream before its first event.
-    public nonisolated func streamResponse(to prompt: String, options: CompletionOptions = .init()) -> ResponseStream {
+    /// - Parameters:
+    ///   - format: the shape of the answer: free text, JSON following a schema, or a grammar
+    ///     (described in the prompt and enforced while sampling; such answers use no tools).
+    ///   - options: length, stop sequences and sampling.
+    ///   - thinking: whether the model thinks first, and for how long.
+    ///   - toolPolicy: which tools the model may call, and for how many rounds.
+    public nonisolated func streamResponse(to prompt: String, format: OutputFormat = .text,
+                                           options: CompletionOptions = .init(), thinking: Thinking = .disabled,
+                                           toolPolicy: ToolPolicy = .init()) -> ResponseStream {
         let flag = CancellationFlag()
+        let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
         return ResponseStream.start(flag: flag) { emit in
-            try await self.serveTurn(prompt, options: options, flag: flag, emit: emit)
+            try await self.serveTurn(prompt, request: request, flag: flag, emit: emit)
         }
     }
 
-    /// Answers `prompt` and returns the whole response.
-    /// - Throws: ``LLMKitError/promptTooLong(tokens:limit:)``, ``LLMKitError/invalidOption(name:reason:)``,
+    /// Answers `prompt` and returns the whole response (parameters as in
+    /// ``streamResponse(to:format:options:thinking:toolPolicy:)``).
+    /// - Throws: ``LocalModel/Error/promptTooLong(tokens:limit:)``, ``LocalModel/Error/invalidOption(name:reason:)``,
     ///   ``LLMKitError/templateFailed(reason:)`` or a decoding error.
-    public nonisolated func respond(to prompt: String, options: CompletionOptions = .init()) async throws -> Response {
-        try await streamResponse(to: prompt, options: options).result
+    public nonisolated func respond(to prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
+                                    thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> Response {
+        try await streamResponse(to: prompt, format: format, options: options, thinking: thinking, toolPolicy: toolPolicy).result
     }
 
     /// The user message as the model sees it: with the output format described, when there is one.
-    static func userMessage(_ prompt: String, options: CompletionOptions) -> String {
-        options.outputFormat.promptDescription.map { "\(prompt)\n\n\($0)" } ?? prompt
+    static func userMessage(_ prompt: String, format: OutputFormat) -> String {
+        format.promptDescription.map { "\(prompt)\n\n\($0)" } ?? prompt
     }
 
     /// The tool choice of a round: the requested one first, then `auto` (so that the
     /// model can answer once it has what it needed). Structured answers use no tools.
-    static func toolChoice(for options: CompletionOptions, round: Int) -> ToolChoice {
-        guard case .text = options.outputFormat else { return .none }
-        if options.toolChoice == .none { return .none }
-        return round == 0 ? options.toolChoice : .auto
+    static func toolChoice(for request: TurnRequest, round: Int) -> ToolChoice {
+        guard case .text = request.format else { return .none }
+        if request.toolPolicy.choice == .none { return .none }
+        return round == 0 ? request.toolPolicy.choice : .auto
     }
 
     /// One turn, start to end: generation rounds on the model's thread, tool calls between them.
-    private func serveTurn(_ prompt: String, options requested: CompletionOptions, flag: CancellationFlag,
+    private func serveTurn(_ prompt: String, request requested: TurnRequest, flag: CancellationFlag,
                            emit: @escaping @Sendable (ResponseEvent) -> Void) async throws -> Response {
         await turnLock.lock()
         defer { turnLock.unlock() }
-        let options = requested.filling(from: model.file.recommendedSampling)
-        try options.validate()
-        var pending: [ChatMessage] = [.user(Self.userMessage(prompt, options: options))]
+        var request = requested
+        request.options.sampling = request.options.sampling.filling(from: model.file.recommendedSampling)
+        try request.validate()
+        var pending: [ChatMessage] = [.user(Self.userMessage(prompt, format: request.format))]
         var invocations: [ToolInvocation] = []
         var totals = GenerationStatistics()
         var round = 0
         while true {
-            let choice = Self.toolChoice(for: options, round: round)
-            let outcome = try generateRound(pending, options: options, toolChoice: choice, round: round + 1,
+            let choice = Self.toolChoice(for: request, round: round)
+            let outcome = try generateRound(pending, request: request, toolChoice: choice, round: round + 1,
                                             flag: flag, emit: emit)
             totals.accumulate(outcome.statistics, first: round == 0)
             let calls = choice == .none ? [] : outcome.calls
@@ -67,10 +79,10 @@ extension Conversation {
             }
             pending[pending.count - 1].toolCalls = calls.map { ChatMessage.ToolCall(name: $0.name, arguments: $0.arguments,
                                                                                      id: $0.modelCallID ?? $0.id) }
-            if round == options.maximumToolRounds {
+            if round == request.toolPolicy.maximumRounds {
                 // The limit is reached: the calls are answered, not run, so the transcript stays well-formed.
                 for call in calls {
-                    pending.append(.tool(ToolBox.error("not run: the limit of \(options.maximumToolRounds) tool rounds was reached"),
+                    pending.append(.tool(ToolBox.error("not run: the limit of \(request.toolPolicy.maximumRounds) tool rounds was reached"),
                                          callID: call.modelCallID ?? call.id, name: call.name))
                 }
                 commit(history: outcome.plan.history, pending)

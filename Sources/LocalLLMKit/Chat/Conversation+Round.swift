@@ -12,26 +12,36 @@ struct RoundOutcome {
 
 extension Conversation {
     /// Renders the turn so far and generates once, streaming thinking and text events.
-    func generateRound(_ pending: [ChatMessage], options: CompletionOptions, toolChoice: ToolChoice, round: Int,
+    func generateRound(_ pending: [ChatMessage], request: TurnRequest, toolChoice: ToolChoice, round: Int,
                        flag: CancellationFlag, emit: @escaping @Sendable (ResponseEvent) -> Void) throws -> RoundOutcome {
-        let plan = try planTurn(pending, options: options, toolChoice: toolChoice)
+        let plan = try planTurn(pending, request: request, toolChoice: toolChoice)
         guard plan.fits else {
-            throw LLMKitError.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
+            throw LocalModel.Error.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
         }
         let rendered = plan.rendered
-        var runOptions = options
-        runOptions.stopSequences += rendered.additionalStopSequences
-        let thinking = ThinkingControl(generationPrompt: rendered.generationPrompt, budget: options.thinkingBudget,
-                                       startTag: rendered.thinkingStartTag, endTags: rendered.thinkingEndTags,
-                                       message: options.thinkingBudgetMessage)
+        // Special tokens whose text the output parser needs (`<tool_call>`), by id: they are
+        // rendered as text, and they can trigger the tool-call grammar.
         let preserved = Set(rendered.preservedTokens.compactMap { text -> Int32? in
             let tokens = (try? model.tokenizer.tokenize(text, addSpecial: false, parseSpecial: true)) ?? []
             return tokens.count == 1 ? tokens[0] : nil
         })
-        let run = try CompletionRun(context: inferenceContext(), tokenizer: model.tokenizer, options: runOptions,
-                                    promptTokens: plan.tokens, cancellation: flag,
-                                    reusesCache: configuration.reusesPromptCache, thinking: thinking,
-                                    chat: toolChoice == .none ? nil : rendered.render, preservedTokens: preserved)
+        let format = try request.format.constraint(for: model.handle)
+        let constraint: SamplingConstraint
+        if let format {
+            constraint = .grammar(format.grammar)
+        } else if toolChoice != .none, !rendered.toolCallGrammar.isEmpty {
+            constraint = .continuation(rendered.toolCallGrammar, triggers: rendered.toolCallTriggers, preservedTokens: preserved)
+        } else {
+            constraint = .none
+        }
+        let thinking = ThinkingBudget(generationPrompt: rendered.generationPrompt, tokens: request.thinking.budget,
+                                      startTag: rendered.thinkingStartTag, endTags: rendered.thinkingEndTags,
+                                      message: request.thinking.budgetMessage)
+        let generation = GenerationPlan(promptTokens: plan.tokens, options: request.options, constraint: constraint,
+                                        thinking: thinking, additionalStopSequences: rendered.additionalStopSequences,
+                                        preservedTokens: preserved, reusesCache: configuration.reusesPromptCache)
+        let run = try GenerationRun(context: inferenceContext(), tokenizer: model.tokenizer, plan: generation,
+                                    cancellation: flag)
         var raw = ""
         var tracker = ReplyTracker()
         var phases: [ToolInvocation.Phase] = []
@@ -45,6 +55,7 @@ extension Conversation {
             }
             tracker.update(to: parsed).forEach(emit)
         }
+        if result.stopReason == .endOfText, let check = format?.check { try check.verify(result.text) }
         let final = (try? rendered.render.parse(raw, isPartial: false))
             ?? (try? rendered.render.parse(raw, isPartial: true)) ?? tracker.reply
         tracker.update(to: final).forEach(emit)

@@ -25,6 +25,9 @@ public struct RenderedChatPrompt: Sendable {
 
     let segments: [PromptSegment]
     let render: ChatRenderHandle
+    /// The template's tool-call grammar (empty when it has none) and, when it is lazy, its triggers.
+    let toolCallGrammar: String
+    let toolCallTriggers: [GrammarTrigger]
 
     init(details: ChatRenderHandle.Description, isolated: PromptIsolation.Isolated, render: ChatRenderHandle) {
         text = isolated.text
@@ -38,5 +41,9 @@ public struct RenderedChatPrompt: Sendable {
         isolatesMessageContents = isolated.locatesContents
         segments = isolated.segments
         self.render = render
+        toolCallGrammar = details.grammar
+        toolCallTriggers = details.grammarTriggers.compactMap { trigger in
+            GrammarTrigger.Kind(rawValue: trigger.kind).map { GrammarTrigger(kind: $0, value: trigger.value) }
+        }
     }
 }

@@ -151,6 +151,7 @@ enum LibraryFiles {
     /// wrapper around them.
     static func describe(_ error: any Error) -> String {
         if let error = error as? LLMKitError { return error.errorDescription ?? "\(error)" }
+        if let error = error as? LocalModel.Error { return error.errorDescription ?? "\(error)" }
         var current = error as NSError
         while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
         if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }

@@ -26,7 +26,7 @@ public struct ModelDownload: Sendable {
     /// The registered model, once the file is downloaded and verified.
     /// - Throws: the error that stopped the download.
     public var value: ModelRecord {
-        get async throws { try await transfer.outcome.value }
+        get async throws { try await transfer.task.value }
     }
 
     /// Stops the download (for every request sharing it). The bytes so far stay, so a
@@ -38,15 +38,19 @@ public struct ModelDownload: Sendable {
 
 /// One transfer, shared by every ``ModelDownload`` of the same model.
 final class DownloadTransfer: Sendable {
-    let outcome = Promise<ModelRecord>()
     private let state = Mutex<State>(State())
 
     private struct State {
         var subscribers: [AsyncStream<DownloadProgress>.Continuation] = []
         var last: DownloadProgress?
         var finished = false
-        var task: Task<Void, Never>?
-        var cancelled = false
+        var task: Task<ModelRecord, any Error>?
+    }
+
+    /// The task that downloads, verifies and registers the model; set by ``start(_:)``
+    /// before the transfer is shared.
+    var task: Task<ModelRecord, any Error> {
+        state.withLock { $0.task }!
     }
 
     /// A progress stream that starts with the latest update.
@@ -69,28 +73,21 @@ final class DownloadTransfer: Sendable {
         subscribers.forEach { $0.yield(progress) }
     }
 
-    func start(_ task: Task<Void, Never>) {
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
+    func start(_ task: Task<ModelRecord, any Error>) {
+        state.withLock { $0.task = task }
     }
 
-    func finish(_ result: Result<ModelRecord, any Error>) {
+    /// Ends every progress stream.
+    func finish() {
         let subscribers = state.withLock { state in
             state.finished = true
             defer { state.subscribers = [] }
             return state.subscribers
         }
         subscribers.forEach { $0.finish() }
-        outcome.settle(result)
     }
 
     func cancel() {
-        state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }?.cancel()
+        task.cancel()
     }
 }

@@ -23,26 +23,21 @@ extension ModelLibrary {
     /// ```
     public nonisolated func download(_ request: ModelDownloadRequest) -> ModelDownload {
         let key = request.sha256 ?? SHA256Digest.hex(of: Data(request.urls[0].absoluteString.utf8))
-        let (transfer, isNew) = transfers.withLock { running -> (DownloadTransfer, Bool) in
-            if let transfer = running[key] { return (transfer, false) }
+        // The task starts before the transfer is shared, so that every sharer finds it.
+        let transfer = transfers.withLock { running -> DownloadTransfer in
+            if let transfer = running[key] { return transfer }
             let transfer = DownloadTransfer()
-            running[key] = transfer
-            return (transfer, true)
-        }
-        let progress = transfer.subscribe()
-        if isNew {
             transfer.start(Task {
-                let result: Result<ModelRecord, any Error>
-                do {
-                    result = .success(try await self.perform(request, transfer: transfer))
-                } catch {
-                    result = .failure(error)
+                defer {
+                    self.transfers.withLock { $0[key] = nil }
+                    transfer.finish()
                 }
-                self.transfers.withLock { $0[key] = nil }
-                transfer.finish(result)
+                return try await self.perform(request, transfer: transfer)
             })
+            running[key] = transfer
+            return transfer
         }
-        return ModelDownload(progress: progress, transfer: transfer)
+        return ModelDownload(progress: transfer.subscribe(), transfer: transfer)
     }
 
     /// How many times one mirror is tried when its failures may be passing ones.
@@ -81,7 +76,8 @@ extension ModelLibrary {
         }
         let reasons = failures.map { failure -> String in
             if case LLMKitError.downloadFailed(_, let reason) = failure.error { return "\(failure.url.absoluteString): \(reason)" }
-            return (failure.error as? LLMKitError)?.errorDescription ?? "\(failure.url.absoluteString): \(failure.error)"
+            return (failure.error as? LLMKitError)?.errorDescription ?? (failure.error as? LocalModel.Error)?.errorDescription
+                ?? "\(failure.url.absoluteString): \(failure.error)"
         }
         throw LLMKitError.downloadFailed(url: request.urls[0].absoluteString,
                                          reason: "every mirror failed: " + reasons.joined(separator: "; "))
@@ -208,7 +204,7 @@ extension ModelLibrary {
             let header: GGUFFile
             do {
                 header = try GGUFFile(contentsOf: file)
-            } catch LLMKitError.invalidModelFile(_, let reason) {
+            } catch LocalModel.Error.invalidModelFile(_, let reason) {
                 throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
             }
             let record = ModelRecord(file: header, sha256: sha256, name: request.name, fileName: request.fileName,

@@ -45,8 +45,8 @@ extension ModelLibrary {
             let file: GGUFFile
             do {
                 file = try GGUFFile(contentsOf: target)
-            } catch LLMKitError.invalidModelFile(_, let reason) {
-                throw LLMKitError.invalidModelFile(path: url.path, reason: "\(reason) (the file changed while it was imported)")
+            } catch LocalModel.Error.invalidModelFile(_, let reason) {
+                throw LocalModel.Error.invalidModelFile(path: url.path, reason: "\(reason) (the file changed while it was imported)")
             }
             let record = ModelRecord(file: file, sha256: sha256, name: displayName, fileName: fileName, sourceURLs: [])
             let installed = try await commit(staging, record: record)
@@ -64,23 +64,23 @@ extension ModelLibrary {
         let source: URL
         switch LibraryFiles.kind(at: url) {
         case .missing:
-            throw LLMKitError.modelFileNotFound(path: url.path)
+            throw LocalModel.Error.modelFileNotFound(path: url.path)
         case .directory:
-            throw LLMKitError.invalidModelFile(path: url.path, reason: "it is a directory, not a file")
+            throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a directory, not a file")
         case .other:
-            throw LLMKitError.invalidModelFile(path: url.path, reason: "it is not a regular file (a device, FIFO or socket)")
+            throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is not a regular file (a device, FIFO or socket)")
         case .file:
             source = url
         case .symbolicLink:
             guard let resolved = LibraryFiles.resolvedPath(url) else {
-                throw LLMKitError.invalidModelFile(path: url.path, reason: "it is a symbolic link whose target is missing or loops")
+                throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a symbolic link whose target is missing or loops")
             }
             guard !moving else {
                 throw LLMKitError.invalidModelReference(url.path, reason: "it is a symbolic link (to \(resolved)); moving it would move only the link, so import it without --move to copy the file it points to")
             }
             source = URL(filePath: resolved)
             guard LibraryFiles.kind(at: source) == .file else {
-                throw LLMKitError.invalidModelFile(path: url.path, reason: "it is a symbolic link to \(resolved), which is not a regular file")
+                throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a symbolic link to \(resolved), which is not a regular file")
             }
         }
         if moving, let file = LibraryFiles.resolvedPath(source), let library = LibraryFiles.resolvedPath(root),

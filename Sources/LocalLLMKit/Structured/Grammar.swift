@@ -1,4 +1,5 @@
-import CLlamaBridge
+import CLlamaChatBridge
+import CLlamaEngineBridge
 import Foundation
 
 /// llama.cpp's grammar tools, through the bridge, behind LocalLLMKit's own checks.
@@ -30,6 +31,11 @@ enum Grammar {
         }
         let document = OrderedJSON.object([("type", .string("string")), ("pattern", .string(pattern))]).serialized()
         let grammar = try convert(document, failure: failure)
+        // A pattern llama.cpp cannot express becomes "any string" (`root ::= string`, with a
+        // warning on stderr): that would drop the pattern silently, so it is an error here.
+        if grammar.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "root ::= string" }) {
+            throw failure("llama.cpp cannot express it as a grammar")
+        }
         do {
             try GrammarScanner.check(grammar)
         } catch LLMKitError.invalidGrammar(let reason) {
@@ -37,8 +43,8 @@ enum Grammar {
         }
     }
 
-    /// llama.cpp's converter on a prepared document; a conversion that is incomplete
-    /// (llama.cpp warns and accepts any string) is an error.
+    /// llama.cpp's converter on a prepared document (whose patterns ``checkPattern(_:original:path:)``
+    /// has checked one by one).
     private static func convert(_ document: String, failure: (String) -> LLMKitError) throws -> String {
         var error: llmkit_error?
         guard let converted = llmkit_json_schema_to_grammar(document, &error) else {

@@ -84,10 +84,7 @@ extension Conversation {
     ///   token limit cut the JSON short.
     public nonisolated func respond<T: Decodable>(to prompt: String, generating type: T.Type,
                                                   options: CompletionOptions = .init()) async throws -> StructuredResponse<T> {
-        var options = options
-        options.outputFormat = .schema(try OutputSchema(deriving: T.self))
-        options.enableThinking = false
-        let response = try await respond(to: prompt, options: options)
+        let response = try await respond(to: prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
         return StructuredResponse(value: try StructuredDecoding.decode(T.self, from: response.text, stopReason: response.stopReason),
                                   json: response.text, stopReason: response.stopReason, statistics: response.statistics)
     }
@@ -99,9 +96,7 @@ extension LocalModel {
     /// - Throws: as ``Conversation/respond(to:generating:options:)``.
     public nonisolated func complete<T: Decodable>(_ prompt: String, generating type: T.Type,
                                                    options: CompletionOptions = .init()) async throws -> StructuredResponse<T> {
-        var options = options
-        options.outputFormat = .schema(try OutputSchema(deriving: T.self))
-        let result = try await complete(prompt, options: options)
+        let result = try await complete(prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
         return StructuredResponse(value: try StructuredDecoding.decode(T.self, from: result.text, stopReason: result.stopReason),
                                   json: result.text, stopReason: result.stopReason, statistics: result.statistics)
     }

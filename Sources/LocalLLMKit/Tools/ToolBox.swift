@@ -72,7 +72,9 @@ struct ToolBox: Sendable {
         } catch is CancellationError {
             return (Self.error("cancelled"), true)
         } catch {
-            return (Self.error("\(name) failed: \((error as? LLMKitError)?.localizedDescription ?? String(describing: error))"), true)
+            let reason = (error as? LLMKitError)?.localizedDescription ?? (error as? LocalModel.Error)?.localizedDescription
+                ?? String(describing: error)
+            return (Self.error("\(name) failed: \(reason)"), true)
         }
     }
 

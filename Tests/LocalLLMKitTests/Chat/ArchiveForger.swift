@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Edits a real saved conversation the way a forger would: its header as JSON, or its cache
 /// bytes, then writes it back with a correct checksum.

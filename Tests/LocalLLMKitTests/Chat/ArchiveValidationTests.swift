@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// One forged field of a saved conversation, and the error it must give.
 enum Forgery: String, CaseIterable, CustomStringConvertible {
@@ -79,7 +80,7 @@ enum Forgery: String, CaseIterable, CustomStringConvertible {
 
 @Suite("Saved conversations are checked like new ones")
 struct ArchiveValidationTests {
-    static let greedy = CompletionOptions.greedy(maximumTokens: 8)
+    static let greedy = CompletionOptions.greedy(maximumResponseTokens: 8)
 
     @Test("Hardening #12: a forged saved conversation gives a typed error naming the field, never a trap",
           arguments: Forgery.allCases)

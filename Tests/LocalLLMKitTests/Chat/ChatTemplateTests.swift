@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Chat templates through llama.cpp's chat engine")
 struct ChatTemplateTests {

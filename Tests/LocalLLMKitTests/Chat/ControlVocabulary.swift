@@ -1,6 +1,7 @@
 import CLlama
 import Foundation
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// A copy of the test model whose vocabulary also has, as control tokens, the control strings of
 /// every template family (`<|im_start|>`, `[INST]`, `<｜User｜>`, `<think>`…): Gemma's unused

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Conversations through the real model")
 struct ConversationTests {
-    static let greedy = CompletionOptions.greedy(maximumTokens: 16)
+    static let greedy = CompletionOptions.greedy(maximumResponseTokens: 16)
     static let messages = ["Hello there.", "Tell me about gardens.", "What grows in shade?", "Thanks, and in winter?"]
 
     @Test("turns build the transcript and reuse the cache; outputs match full re-evaluation")
@@ -67,7 +68,7 @@ struct ConversationTests {
         await #expect {
             for try await _ in conversation.streamResponse(to: huge, options: Self.greedy) { events += 1 }
         } throws: { error in
-            guard case LLMKitError.promptTooLong(_, let limit) = error else { return false }
+            guard case LocalModel.Error.promptTooLong(_, let limit) = error else { return false }
             return limit == 128 - 16
         }
         #expect(events == 0)
@@ -99,12 +100,12 @@ struct ConversationTests {
         let model = try await TestModel.load()
         let conversation = try Conversation(model: model, instructions: "Be brief.", configuration: .init(contextLength: 256))
         _ = try await conversation.respond(to: "Hello.", options: Self.greedy)
-        let check = try await conversation.preflight("How are you?", options: .init(maximumTokens: 20))
+        let check = try await conversation.preflight("How are you?", options: .init(maximumResponseTokens: 20))
         #expect(check.fits)
         #expect(check.contextLength == 256)
         #expect(check.maximumResponseTokens == 20)
         #expect(check.cachedTokens > 0)
-        let response = try await conversation.respond(to: "How are you?", options: .greedy(maximumTokens: 20))
+        let response = try await conversation.respond(to: "How are you?", options: .greedy(maximumResponseTokens: 20))
         #expect(response.statistics.promptTokens == check.promptTokens)
         #expect(response.statistics.cachedPromptTokens == check.cachedTokens)
         let open = try await conversation.preflight("Next?")
@@ -120,7 +121,7 @@ struct ConversationTests {
         let model = try await TestModel.load()
         let conversation = try Conversation(model: model, instructions: "Be brief.")
         _ = try await conversation.respond(to: "Hello.", options: Self.greedy)
-        let stream = conversation.streamResponse(to: "Tell me a long story.", options: .init(maximumTokens: 500, temperature: 0))
+        let stream = conversation.streamResponse(to: "Tell me a long story.", options: .init(maximumResponseTokens: 500, sampling: .greedy))
         var received = 0
         for try await event in stream {
             if case .text = event { received += 1 }
@@ -182,7 +183,7 @@ struct ThinkingTests {
     @Test("a budget of 0 yields no thinking")
     func zeroBudget() async throws {
         let response = try await Self.conversation().respond(
-            to: "Hi", options: .init(maximumTokens: 24, temperature: 0, enableThinking: true, thinkingBudget: 0))
+            to: "Hi", options: .init(maximumResponseTokens: 24, sampling: .greedy), thinking: .enabled(budget: 0))
         #expect(response.thinking.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
         #expect(response.rawText.hasPrefix("</think>") || response.rawText.hasPrefix("\n</think>"))
         #expect(!response.text.contains("</think>"))
@@ -193,8 +194,7 @@ struct ThinkingTests {
         let conversation = try await Self.conversation()
         var streamedThinking = "", streamedText = ""
         let stream = conversation.streamResponse(
-            to: "Hi", options: .init(maximumTokens: 40, temperature: 0, enableThinking: true, thinkingBudget: 6,
-                                     thinkingBudgetMessage: "Done thinking."))
+            to: "Hi", options: .init(maximumResponseTokens: 40, sampling: .greedy), thinking: .enabled(budget: 6, budgetMessage: "Done thinking."))
         for try await event in stream {
             switch event {
             case .thinking(let delta): streamedThinking += delta
@@ -213,7 +213,7 @@ struct ThinkingTests {
         #expect(response.statistics.thinkingTokens > 0)
         #expect(response.statistics.thinkingTokens <= 6 + 8)
         let unbudgeted = try await Self.conversation().respond(
-            to: "Hi", options: .init(maximumTokens: 40, temperature: 0, enableThinking: true))
+            to: "Hi", options: .init(maximumResponseTokens: 40, sampling: .greedy), thinking: .enabled())
         #expect(unbudgeted.thinking.count > response.thinking.count)
     }
 
@@ -221,7 +221,7 @@ struct ThinkingTests {
     func transcript() async throws {
         let conversation = try await Self.conversation()
         let response = try await conversation.respond(
-            to: "Hi", options: .init(maximumTokens: 30, temperature: 0, enableThinking: true, thinkingBudget: 4))
+            to: "Hi", options: .init(maximumResponseTokens: 30, sampling: .greedy), thinking: .enabled(budget: 4))
         let answer = try #require(await conversation.transcript.last)
         #expect(answer.role == .assistant)
         #expect(answer.content == response.text)
@@ -230,15 +230,15 @@ struct ThinkingTests {
 
     @Test("a negative budget is rejected")
     func negativeBudget() async throws {
-        await #expect(throws: LLMKitError.invalidOption(name: "thinkingBudget", reason: "-1 is negative")) {
-            _ = try await Self.conversation().respond(to: "Hi", options: .init(enableThinking: true, thinkingBudget: -1))
+        await #expect(throws: LocalModel.Error.invalidOption(name: "thinking.budget", reason: "-1 is negative")) {
+            _ = try await Self.conversation().respond(to: "Hi", options: .init(), thinking: .enabled(budget: -1))
         }
     }
 }
 
 @Suite("Saving and restoring conversations")
 struct ConversationPersistenceTests {
-    static let greedy = CompletionOptions.greedy(maximumTokens: 16)
+    static let greedy = CompletionOptions.greedy(maximumResponseTokens: 16)
 
     @Test("a restored conversation continues exactly, without re-evaluating the saved prefix")
     func roundTrip() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("A model's embedded chat template")
 struct EmbeddedTemplateTests {
@@ -21,7 +22,7 @@ struct EmbeddedTemplateTests {
         // A conversation with that model uses the replacement, and says so.
         let conversation = try Conversation(model: model)
         #expect(conversation.template.embeddedTemplateError == template.embeddedTemplateError)
-        let reply = try await conversation.respond(to: "Hi", options: .greedy(maximumTokens: 2))
+        let reply = try await conversation.respond(to: "Hi", options: .greedy(maximumResponseTokens: 2))
         #expect(reply.statistics.generatedTokens > 0)
         // An override is not a replacement.
         #expect(try ChatTemplate(model: model, override: "chatml").embeddedTemplateError == nil)

@@ -2,6 +2,7 @@ import CLlama
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// The control tokens among `tokens`.
 func controlTokens(_ tokens: [Int32], of model: LocalModel) -> [Int32] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Templates written to exceed one bound each.
 enum AdversarialTemplate: String, CaseIterable, CustomStringConvertible {
@@ -136,7 +137,7 @@ struct TemplateBoundsTests {
         let directory = try TemporaryDirectory()
         let saved = directory.file("saved.llmconv"), forged = directory.file("forged.llmconv")
         let conversation = try Conversation(model: model)
-        _ = try await conversation.respond(to: "Hello.", options: .greedy(maximumTokens: 2))
+        _ = try await conversation.respond(to: "Hello.", options: .greedy(maximumResponseTokens: 2))
         try await conversation.save(to: saved)
         try ArchiveForger.forge(saved, to: forged, header: { header in
             var configuration = header["configuration"] as? [String: Any] ?? [:]

@@ -1,17 +1,18 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Cancellation and concurrent requests")
 struct CancellationTests {
     static let prompt = "Once upon a time"
     /// Enough tokens that only cancellation can end the request early.
-    static let endless = CompletionOptions(maximumTokens: 900, temperature: 0, logitBias: [1: -.infinity, 106: -.infinity])
+    static let endless = CompletionOptions(maximumResponseTokens: 900, sampling: .init(temperature: 0, logitBias: [1: -.infinity, 106: -.infinity]))
 
     @Test("breaking out of the loop stops generation within a decode step; the model works at once")
     func breakOut() async throws {
         let model = try await TestModel.load()
-        let reference = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 12))
+        let reference = try await model.complete(Self.prompt, options: .greedy(maximumResponseTokens: 12))
         let stream = model.streamCompletion(Self.prompt, options: Self.endless)
         var received = 0
         for try await _ in stream {
@@ -22,7 +23,7 @@ struct CancellationTests {
         #expect(result.stopReason == .cancelled)
         #expect(result.tokens.count < 60, "generation ran on for \(result.tokens.count) tokens after the cancel")
         #expect(result.text.hasPrefix(String(reference.text.prefix(5))))
-        let after = try await model.complete(Self.prompt, options: .greedy(maximumTokens: 12))
+        let after = try await model.complete(Self.prompt, options: .greedy(maximumResponseTokens: 12))
         #expect(after.tokens == reference.tokens)
     }
 
@@ -59,13 +60,13 @@ struct CancellationTests {
     func cancelDuringPrompt() async throws {
         let model = try await TestModel.load(.init(contextLength: 4096))
         let long = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 300)
-        let stream = model.streamCompletion(long, options: .greedy(maximumTokens: 4))
+        let stream = model.streamCompletion(long, options: .greedy(maximumResponseTokens: 4))
         try await Task.sleep(for: .milliseconds(50))
         stream.cancel()
         let result = try await stream.result
         #expect(result.stopReason == .cancelled)
         #expect(result.tokens.isEmpty)
-        #expect(try await model.complete("Hi", options: .greedy(maximumTokens: 3)).tokens.count == 3)
+        #expect(try await model.complete("Hi", options: .greedy(maximumResponseTokens: 3)).tokens.count == 3)
     }
 
     @Test("concurrent requests are served one at a time and never interleave")
@@ -74,11 +75,11 @@ struct CancellationTests {
         let prompts = ["Once upon a time", "The capital of France is", "def fibonacci(n):"]
         var references: [String: [LocalModel.Token]] = [:]
         for prompt in prompts {
-            references[prompt] = try await model.complete(prompt, options: .greedy(maximumTokens: 20)).tokens
+            references[prompt] = try await model.complete(prompt, options: .greedy(maximumResponseTokens: 20)).tokens
         }
         let results = try await withThrowingTaskGroup(of: (String, [LocalModel.Token]).self) { group in
             for prompt in prompts + prompts {
-                group.addTask { (prompt, try await model.complete(prompt, options: .greedy(maximumTokens: 20)).tokens) }
+                group.addTask { (prompt, try await model.complete(prompt, options: .greedy(maximumResponseTokens: 20)).tokens) }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -97,7 +98,7 @@ struct MemoryTests {
         for cycle in 1...50 {
             do {
                 let model = try await TestModel.load(.init(contextLength: 256))
-                let result = try await model.complete("Hello", options: .greedy(maximumTokens: 4))
+                let result = try await model.complete("Hello", options: .greedy(maximumResponseTokens: 4))
                 #expect(result.tokens.count == 4)
             }
             try await Task.sleep(for: .milliseconds(20))     // let the last references go

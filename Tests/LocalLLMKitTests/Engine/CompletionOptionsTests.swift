@@ -1,49 +1,49 @@
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Completion options")
 struct CompletionOptionsTests {
     @Test("invalid values name the option", arguments: [
-        (CompletionOptions(maximumTokens: 0), "maximumTokens"),
-        (CompletionOptions(temperature: -1), "temperature"),
-        (CompletionOptions(temperature: .nan), "temperature"),
-        (CompletionOptions(temperature: 1e300), "temperature"),
-        (CompletionOptions(logitBias: [5: 1e300]), "logitBias"),
-        (CompletionOptions(topK: -3), "topK"),
-        (CompletionOptions(topP: 0), "topP"),
-        (CompletionOptions(topP: 1.5), "topP"),
-        (CompletionOptions(minP: 2), "minP"),
-        (CompletionOptions(repetitionPenalty: 0), "repetitionPenalty"),
-        (CompletionOptions(presencePenalty: .infinity), "presencePenalty"),
-        (CompletionOptions(frequencyPenalty: .nan), "frequencyPenalty"),
-        (CompletionOptions(penaltyWindow: -2), "penaltyWindow"),
-        (CompletionOptions(seed: .max), "seed"),
+        (CompletionOptions(maximumResponseTokens: 0), "maximumResponseTokens"),
+        (CompletionOptions(sampling: .init(temperature: -1)), "sampling.temperature"),
+        (CompletionOptions(sampling: .init(temperature: .nan)), "sampling.temperature"),
+        (CompletionOptions(sampling: .init(temperature: 1e300)), "sampling.temperature"),
+        (CompletionOptions(sampling: .init(logitBias: [5: 1e300])), "sampling.logitBias"),
+        (CompletionOptions(sampling: .init(topK: -3)), "sampling.topK"),
+        (CompletionOptions(sampling: .init(topP: 0)), "sampling.topP"),
+        (CompletionOptions(sampling: .init(topP: 1.5)), "sampling.topP"),
+        (CompletionOptions(sampling: .init(minP: 2)), "sampling.minP"),
+        (CompletionOptions(sampling: .init(repetitionPenalty: 0)), "sampling.repetitionPenalty"),
+        (CompletionOptions(sampling: .init(presencePenalty: .infinity)), "sampling.presencePenalty"),
+        (CompletionOptions(sampling: .init(frequencyPenalty: .nan)), "sampling.frequencyPenalty"),
+        (CompletionOptions(sampling: .init(penaltyWindow: -2)), "sampling.penaltyWindow"),
+        (CompletionOptions(sampling: .init(seed: .max)), "sampling.seed"),
         (CompletionOptions(stopSequences: ["ok", ""]), "stopSequences"),
-        (CompletionOptions(logitBias: [5: .nan]), "logitBias"),
+        (CompletionOptions(sampling: .init(logitBias: [5: .nan])), "sampling.logitBias"),
     ])
     func invalid(options: CompletionOptions, name: String) {
         #expect {
             try options.validate()
         } throws: { error in
-            guard case LLMKitError.invalidOption(let reported, _) = error else { return false }
+            guard case LocalModel.Error.invalidOption(let reported, _) = error else { return false }
             return reported == name
         }
     }
 
     @Test("valid values pass, including a banned token")
     func valid() throws {
-        try CompletionOptions(maximumTokens: 1, temperature: 0, topK: 0, topP: 1, minP: 0, repetitionPenalty: 1.1,
-                              penaltyWindow: -1, seed: 0, stopSequences: ["\n"], logitBias: [1: -.infinity]).validate()
+        try CompletionOptions(maximumResponseTokens: 1, stopSequences: ["\n"], sampling: .init(temperature: 0, topK: 0, topP: 1, minP: 0, repetitionPenalty: 1.1, penaltyWindow: -1, seed: 0, logitBias: [1: -.infinity])).validate()
     }
 
     @Test("explicit values override the model's recommendations, which fill the rest")
     func filling() {
-        let recommended = CompletionOptions(temperature: 0.3, topK: 20, topP: 0.8)
-        let merged = CompletionOptions(maximumTokens: 5, temperature: 1.0).filling(from: recommended)
+        let recommended = CompletionOptions.Sampling(temperature: 0.3, topK: 20, topP: 0.8)
+        let merged = CompletionOptions.Sampling(temperature: 1.0).filling(from: recommended)
         #expect(merged.temperature == 1.0)
         #expect(merged.topK == 20)
         #expect(merged.topP == 0.8)
         #expect(merged.minP == nil)
-        #expect(merged.maximumTokens == 5)
+        #expect(merged.seed == nil)
     }
 }

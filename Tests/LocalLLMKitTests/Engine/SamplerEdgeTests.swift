@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Sampler and limits at the edges")
 struct SamplerEdgeTests {
@@ -15,18 +16,17 @@ struct SamplerEdgeTests {
             if tokens.count == 1 { bias[tokens[0]] = -.infinity }
         }
         #expect(!bias.isEmpty)
-        let result = try await model.complete("Q: Is the sky blue? A: yes\nQ: Is fire hot? A: yes\nQ: Is snow white? A:", options: .init(
-            maximumTokens: 8, temperature: 0, logitBias: bias, outputFormat: .grammar(#"root ::= "yes" | "Yes" | "qqqq""#)))
+        let result = try await model.complete("Q: Is the sky blue? A: yes\nQ: Is fire hot? A: yes\nQ: Is snow white? A:", format: .grammar(#"root ::= "yes" | "Yes" | "qqqq""#), options: .init(maximumResponseTokens: 8, sampling: .init(temperature: 0, logitBias: bias)))
         #expect(result.text == "qqqq")
     }
 
     @Test("sizes no context can have are typed errors, not traps")
     func oversizedContexts() async throws {
         let model = try await TestModel.load()
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: LocalModel.Error.self) {
             try await model.measureThroughput(ThroughputTest(promptTokens: 1 << 30), repetitions: 1)
         }
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: LocalModel.Error.self) {
             try await model.measureThroughput(ThroughputTest(promptTokens: 8), repetitions: 1, threads: 1 << 20)
         }
     }

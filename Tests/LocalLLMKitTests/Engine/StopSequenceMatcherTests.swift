@@ -1,5 +1,6 @@
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Stop sequences")
 struct StopSequenceMatcherTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Throughput benchmark")
 struct ThroughputBenchmarkTests {
@@ -25,6 +26,6 @@ struct ThroughputBenchmarkTests {
         #expect(pp.samplesNanoseconds.count == 2 && tg.samplesNanoseconds.count == 2)
         #expect(pp.averageTokensPerSecond > 0 && tg.averageTokensPerSecond > 0)
         #expect(pp.threads == 2)
-        await #expect(throws: LLMKitError.self) { _ = try await model.measureThroughput(ThroughputTest(), repetitions: 1) }
+        await #expect(throws: LocalModel.Error.self) { _ = try await model.measureThroughput(ThroughputTest(), repetitions: 1) }
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Tokenizer")
 struct TokenizerTests {
@@ -38,10 +39,10 @@ struct TokenizerTests {
         let model = try await TestModel.load()
         let size = model.vocabularySize
         #expect(size == 262_144)
-        #expect(throws: LLMKitError.invalidToken(Int32(size), vocabularySize: size)) {
+        #expect(throws: LocalModel.Error.invalidToken(Int32(size), vocabularySize: size)) {
             try model.detokenize([1, Int32(size)])
         }
-        #expect(throws: LLMKitError.invalidToken(-5, vocabularySize: size)) {
+        #expect(throws: LocalModel.Error.invalidToken(-5, vocabularySize: size)) {
             try model.detokenize([-5])
         }
     }

@@ -1,5 +1,6 @@
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("UTF-8 stream decoder")
 struct UTF8StreamDecoderTests {

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Header checks that need no model to run: architectures that cannot generate, and the
 /// asserts of architectures too large to build here (each file is a tiny llama renamed,
 /// with only the keys that reach the assert).
 @Suite("GGUF architectures that llama.cpp cannot generate with, or asserts on")
 struct ArchitectureLoadabilityTests {
-    static func problem(_ edit: (inout GGUFBuilder) -> Void) throws -> LLMKitError? {
+    static func problem(_ edit: (inout GGUFBuilder) -> Void) throws -> LocalModel.Error? {
         var builder = GGUFBuilder.tinyModel()
         edit(&builder)
         let folder = try TemporaryDirectory()
@@ -15,7 +16,7 @@ struct ArchitectureLoadabilityTests {
         return try GGUFFile(contentsOf: folder.file("model.gguf")).loadabilityProblem
     }
 
-    static func key(of problem: LLMKitError?) -> String? {
+    static func key(of problem: LocalModel.Error?) -> String? {
         guard case .unloadableModelFile(_, let key, _, _)? = problem else { return nil }
         return key
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("GGUF header reader")
 struct GGUFFileTests {
@@ -97,7 +98,7 @@ struct BadModelFileTests {
         #expect {
             try GGUFFile(contentsOf: url)
         } throws: { error in
-            guard case LLMKitError.invalidModelFile(let path, let reason) = error else { return false }
+            guard case LocalModel.Error.invalidModelFile(let path, let reason) = error else { return false }
             return path == url.path && reason.contains(fragment)
         }
     }
@@ -106,24 +107,24 @@ struct BadModelFileTests {
     func load(damage: Damage) async throws {
         let directory = try TemporaryDirectory()
         let (url, _) = try Self.make(damage, in: directory)
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: LocalModel.Error.self) {
             _ = try await LocalModel.load(from: url)
         }
     }
 
     @Test("a missing file is reported as such")
     func missing() async {
-        await #expect(throws: LLMKitError.modelFileNotFound(path: "/nonexistent/model.gguf")) {
+        await #expect(throws: LocalModel.Error.modelFileNotFound(path: "/nonexistent/model.gguf")) {
             _ = try await LocalModel.load(from: URL(filePath: "/nonexistent/model.gguf"))
         }
     }
 
     @Test("invalid configurations name the option")
     func invalidConfiguration() async throws {
-        await #expect(throws: LLMKitError.invalidOption(name: "threads", reason: "0 is not between 1 and 1024")) {
+        await #expect(throws: LocalModel.Error.invalidOption(name: "threads", reason: "0 is not between 1 and 1024")) {
             _ = try await LocalModel.load(from: TestModel.url(), configuration: .init(threads: 0))
         }
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: LocalModel.Error.self) {
             _ = try await LocalModel.load(from: TestModel.url(), configuration: .init(contextLength: 0))
         }
     }

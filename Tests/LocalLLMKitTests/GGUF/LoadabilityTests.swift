@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("GGUF values that pass ggml's reader but abort llama.cpp")
 struct LoadabilityTests {
@@ -27,7 +28,7 @@ struct LoadabilityTests {
             #expect(problem.localizedDescription.contains(variant.culprit), "\(problem.localizedDescription)")
             #expect(key.contains(variant.culprit) || variant.culprit.hasPrefix("tensor"), "key \(key)")
             #expect(throws: problem) { try file.checkLoadability() }
-        } catch let error as LLMKitError {
+        } catch let error as LocalModel.Error {
             // The structural variants stop at ggml's own reader.
             guard case .invalidModelFile(_, let reason) = error else { throw error }
             #expect(reason.contains(variant.culprit), "\(reason)")
@@ -42,7 +43,7 @@ struct LoadabilityTests {
         await #expect {
             _ = try await LocalModel.load(from: url, configuration: .init(contextLength: 128))
         } throws: { error in
-            switch error as? LLMKitError {
+            switch error as? LocalModel.Error {
             case .unloadableModelFile(let path, _, _, _)?, .invalidModelFile(let path, _)?:
                 return path == url.path && error.localizedDescription.contains(variant.culprit)
             default:
@@ -60,7 +61,7 @@ struct LoadabilityTests {
         try GGUFBuilder.tinyModel(shape).write(to: folder.file("tiny.gguf"))
         #expect(try GGUFFile(contentsOf: folder.file("tiny.gguf")).loadabilityProblem == nil)
         let model = try await LocalModel.load(from: folder.file("tiny.gguf"), configuration: .init(contextLength: 128))
-        let result = try await model.complete("hi", options: .init(maximumTokens: 2, temperature: 0))
+        let result = try await model.complete("hi", options: .init(maximumResponseTokens: 2, sampling: .greedy))
         #expect(result.tokens.count == 2)
     }
 
@@ -92,7 +93,7 @@ struct LoadabilityTests {
         let problem = try GGUFFile(contentsOf: folder.file("odd.gguf")).loadabilityProblem
         #expect(problem == nil, "\(Self.unusualButValid[index].0): \(String(describing: problem))")
         let model = try await LocalModel.load(from: folder.file("odd.gguf"), configuration: .init(contextLength: 128))
-        #expect(try await model.complete("hi", options: .init(maximumTokens: 2, temperature: 0)).tokens.count == 2)
+        #expect(try await model.complete("hi", options: .init(maximumResponseTokens: 2, sampling: .greedy)).tokens.count == 2)
     }
 
     @Test("Hardening #9: the real models in the model folder stay loadable")

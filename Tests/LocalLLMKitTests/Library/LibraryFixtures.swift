@@ -1,5 +1,6 @@
 import Foundation
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Files and libraries for the model library's tests.
 enum LibraryFixtures {

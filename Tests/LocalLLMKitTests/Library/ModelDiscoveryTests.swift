@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Fake Hugging Face and Ollama trees, built like the real ones, that hold the real model.
 @Suite("Hugging Face and Ollama caches")
@@ -38,7 +39,7 @@ struct ModelDiscoveryTests {
     /// Loads a discovered model and generates a few tokens with it.
     static func generate(with url: URL) async throws -> String {
         let model = try await LocalModel.load(from: url, configuration: .init(contextLength: 256))
-        return try await model.complete("Once upon a time", options: .init(maximumTokens: 4, temperature: 0)).text
+        return try await model.complete("Once upon a time", options: .init(maximumResponseTokens: 4, sampling: .greedy)).text
     }
 
     @Test("the Hugging Face cache is listed read-only, selectable, and loads the real model in place")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Issue #10 (hardening): resumed downloads never join two versions of a file, and what is
 /// registered is verified; against the download server on 127.0.0.1.

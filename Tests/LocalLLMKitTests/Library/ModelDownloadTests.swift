@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Downloads against a real HTTP server on 127.0.0.1 that injects faults.
 @Suite("Model downloads", .serialized)
@@ -49,7 +50,7 @@ struct ModelDownloadTests {
         let reopened = LibraryFixtures.library(in: folder.url)
         let url = try #require(await reopened.resolve(ModelSelection(record.selection.storageValue)).url)
         let model = try await LocalModel.load(from: url, configuration: .init(contextLength: 256))
-        let result = try await model.complete("The capital of France is", options: .init(maximumTokens: 4, temperature: 0))
+        let result = try await model.complete("The capital of France is", options: .init(maximumResponseTokens: 4, sampling: .greedy))
         #expect(!result.text.isEmpty)
 
         // A second request for the same file is answered from the library without a transfer.

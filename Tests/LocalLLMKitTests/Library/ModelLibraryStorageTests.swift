@@ -1,6 +1,8 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Model library storage")
 struct ModelLibraryStorageTests {
@@ -58,7 +60,7 @@ struct ModelLibraryStorageTests {
         await #expect {
             try await library.importModel(at: bad)
         } throws: { error in
-            guard case LLMKitError.invalidModelFile(let path, _) = error else { return false }
+            guard case LocalModel.Error.invalidModelFile(let path, _) = error else { return false }
             return path == bad.path
         }
         #expect(try await library.models().isEmpty)
@@ -70,11 +72,11 @@ struct ModelLibraryStorageTests {
         let library = LibraryFixtures.library(in: folder.url)
         let record = try await library.importModel(at: LibraryFixtures.smallModel(in: folder.url))
         let file = library.url(of: record)
-        let sawFile = Promise<Bool>()
+        let sawFile = Mutex(false)
         try await library.delete(record.id) { deleted in
-            sawFile.settle(.success(deleted == record && FileManager.default.fileExists(atPath: file.path)))
+            sawFile.withLock { $0 = deleted == record && FileManager.default.fileExists(atPath: file.path) }
         }
-        #expect(try await sawFile.value)
+        #expect(sawFile.withLock { $0 })
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(try await library.models().isEmpty)
         await #expect(throws: LLMKitError.modelNotInLibrary(record.id)) { try await library.delete(record.id) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// GBNF grammars that would crash llama.cpp, exhaust memory or hang it, through the real
 /// library: each is a typed error before llama.cpp parses it.
@@ -46,11 +47,10 @@ struct GrammarBoundsTests {
         let model = try await TestModel.load()
         for (name, grammar, _) in Self.adversarial.prefix(4) {
             await #expect(throws: LLMKitError.self, "\(name)") {
-                _ = try await model.complete("x", options: .init(maximumTokens: 4, outputFormat: .grammar(grammar)))
+                _ = try await model.complete("x", format: .grammar(grammar), options: .init(maximumResponseTokens: 4))
             }
         }
-        let after = try await model.complete("Is the sky blue? Answer:", options: .init(
-            maximumTokens: 4, temperature: 0, outputFormat: .grammar(#"root ::= " " ("yes" | "no")"#)))
+        let after = try await model.complete("Is the sky blue? Answer:", format: .grammar(#"root ::= " " ("yes" | "no")"#), options: .init(maximumResponseTokens: 4, sampling: .greedy))
         #expect([" yes", " no"].contains(after.text))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Bounded numbers")
 struct NumberGrammarTests {
@@ -12,8 +13,7 @@ struct NumberGrammarTests {
         let expression = try #require(NumberGrammar.expression(minimum: minimum, maximum: maximum))
         let model = try await TestModel.load()
         for seed in 1...12 {
-            let result = try await model.complete("A number: ", options: .init(
-                maximumTokens: 32, temperature: 1.5, seed: UInt32(seed), outputFormat: .grammar("root ::= " + expression)))
+            let result = try await model.complete("A number: ", format: .grammar("root ::= " + expression), options: .init(maximumResponseTokens: 32, sampling: .init(temperature: 1.5, seed: UInt32(seed))))
             let value = try #require(Double(result.text), "not a number: \(result.text.debugDescription)")
             #expect(!result.text.contains("e") && !result.text.contains("E"))
             #expect(value >= (minimum ?? -NumberGrammar.limit) && value <= (maximum ?? NumberGrammar.limit),

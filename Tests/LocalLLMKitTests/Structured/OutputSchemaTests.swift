@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 enum Action: String, Decodable, CaseIterable, Sendable { case none, pay, reply }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Schemas that would overflow the stack, exhaust memory or hang llama.cpp's converter,
 /// through the real library: each is an `invalidSchema` naming the bound, never a crash.
@@ -102,11 +103,10 @@ struct SchemaBoundsTests {
         let model = try await TestModel.load()
         for (name, schema, _) in Self.adversarial.prefix(6) {
             await #expect(throws: LLMKitError.self, "\(name)") {
-                _ = try await model.complete("x", options: .init(maximumTokens: 4, outputFormat: .jsonSchema(schema)))
+                _ = try await model.complete("x", format: .jsonSchema(schema), options: .init(maximumResponseTokens: 4))
             }
         }
-        let after = try await model.complete("A number:", options: .init(maximumTokens: 8, temperature: 0,
-                                                                         outputFormat: .jsonSchema(#"{"type": "integer", "minimum": 0, "maximum": 9}"#)))
+        let after = try await model.complete("A number:", format: .jsonSchema(#"{"type": "integer", "minimum": 0, "maximum": 9}"#), options: .init(maximumResponseTokens: 8, sampling: .greedy))
         #expect(Int(after.text).map { (0...9).contains($0) } == true, "\(after.text)")
     }
 
@@ -136,7 +136,7 @@ struct SchemaBoundsTests {
         for _ in 0..<1_000 { kind = .dictionary(kind) }
         let generating = try await TestModel.load()
         await #expect(throws: LLMKitError.self) {
-            _ = try await generating.complete("x", options: .init(maximumTokens: 4, outputFormat: .schema(OutputSchema("Deep", kind: kind))))
+            _ = try await generating.complete("x", format: .schema(OutputSchema("Deep", kind: kind)), options: .init(maximumResponseTokens: 4))
         }
     }
 
@@ -208,8 +208,7 @@ struct SchemaBoundsTests {
             let expression = LengthGrammar.string(minimum: minimum, maximum: maximum, prefix: "t", rules: &rules, block: 5)
             let grammar = "root ::= " + expression + "\n" + rules.map { "\($0.key) ::= \($0.value)\n" }.joined()
             for seed in 1...3 {
-                let result = try await model.complete("A word: ", options: .init(
-                    maximumTokens: 30, temperature: 1.2, seed: UInt32(seed), outputFormat: .grammar(grammar)))
+                let result = try await model.complete("A word: ", format: .grammar(grammar), options: .init(maximumResponseTokens: 30, sampling: .init(temperature: 1.2, seed: UInt32(seed))))
                 guard result.stopReason == .endOfText else { continue }
                 let value = try #require(try JSONSerialization.jsonObject(with: Data(result.text.utf8), options: .fragmentsAllowed) as? String)
                 #expect(value.count >= minimum && value.count <= (maximum ?? .max), "\(minimum)...\(String(describing: maximum)): \(result.text)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Which JSON Schema keywords are enforced: every other keyword, and every combination
 /// llama.cpp's converter would silently drop, is an `invalidSchema` naming it and its path.

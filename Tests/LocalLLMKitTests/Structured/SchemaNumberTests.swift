@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// Numbers in raw JSON Schemas: which nodes get bounded-number rules, and bad bounds.
 @Suite("JSON Schema numbers")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Structured generation through the real model")
 struct StructuredGenerationTests {
@@ -51,7 +52,7 @@ struct StructuredGenerationTests {
             let document = try schema.jsonSchema()
             for seed in 1...20 {
                 let result = try await model.complete(
-                    prompt, options: .init(maximumTokens: 256, temperature: 1.0, seed: UInt32(seed), outputFormat: .schema(schema)))
+                    prompt, format: .schema(schema), options: .init(maximumResponseTokens: 256, sampling: .init(temperature: 1.0, seed: UInt32(seed))))
                 #expect(result.stopReason == .endOfText, "\(name), seed \(seed): \(result.stopReason) \(result.text)")
                 let line: [String: Any] = [
                     "schema": try JSONSerialization.jsonObject(with: Data(document.utf8)), "instance": result.text,
@@ -69,7 +70,7 @@ struct StructuredGenerationTests {
         let conversation = try Conversation(model: model)
         let letter = try await conversation.respond(
             to: "Dear customer, your electricity bill of 45 EUR is due on 2026-12-15. Regards, PowerCo.",
-            generating: Letter.self, options: .init(maximumTokens: 200, temperature: 0))
+            generating: Letter.self, options: .init(maximumResponseTokens: 200, sampling: .greedy))
         #expect((0...3).contains(letter.value.urgency))
         #expect(letter.value.steps.count <= 4)
         #expect(letter.value.sender.count <= 40)
@@ -103,7 +104,7 @@ struct StructuredGenerationTests {
             ]
         }
         let profile = try await model.complete("A user profile in JSON:\n", generating: Profile.self,
-                                               options: .init(maximumTokens: 400, temperature: 0))
+                                               options: .init(maximumResponseTokens: 400, sampling: .greedy))
         #expect((0...120).contains(profile.value.age))
         #expect((0.5...2.5).contains(profile.value.height))
         #expect(profile.value.tags.count <= 3)
@@ -115,7 +116,7 @@ struct StructuredGenerationTests {
     func truncated() async throws {
         let model = try await TestModel.load()
         await #expect {
-            _ = try await model.complete("A letter:", generating: Letter.self, options: .init(maximumTokens: 5, temperature: 0))
+            _ = try await model.complete("A letter:", generating: Letter.self, options: .init(maximumResponseTokens: 5, sampling: .greedy))
         } throws: { error in
             guard case LLMKitError.incompleteOutput(_, let stopReason) = error else { return false }
             return stopReason == .maximumTokens
@@ -140,7 +141,7 @@ struct StructuredGenerationTests {
     func balancedJSON() async throws {
         let model = try await TestModel.load()
         let result = try await model.complete(#"{"a": 1, "b": "x"}\#n{"a": 2, "b": "y"}\#n"#,
-                                              options: .init(maximumTokens: 60, temperature: 0, stopsAtBalancedJSON: true))
+                                              options: .init(maximumResponseTokens: 60, sampling: .greedy, stopsAtBalancedJSON: true))
         #expect(result.stopReason == .endOfText)
         #expect(result.text.hasSuffix("}"))
         #expect((try? JSONSerialization.jsonObject(with: Data(result.text.utf8))) != nil, "\(result.text)")
@@ -150,8 +151,7 @@ struct StructuredGenerationTests {
     func grammar() async throws {
         let model = try await TestModel.load()
         for seed in 1...5 {
-            let result = try await model.complete("Is the sky blue? Answer:", options: .init(
-                maximumTokens: 8, temperature: 1.0, seed: UInt32(seed), outputFormat: .grammar(##"root ::= " " ("yes" | "no") ".""##)))
+            let result = try await model.complete("Is the sky blue? Answer:", format: .grammar(##"root ::= " " ("yes" | "no") ".""##), options: .init(maximumResponseTokens: 8, sampling: .init(temperature: 1.0, seed: UInt32(seed))))
             #expect([" yes.", " no."].contains(result.text), "\(result.text)")
             #expect(result.stopReason == .endOfText)
         }
@@ -162,13 +162,12 @@ struct StructuredGenerationTests {
         let model = try await TestModel.load()
         // After "a" the grammar can only end, and both end-of-generation tokens are banned.
         await #expect {
-            _ = try await model.complete("x", options: .init(maximumTokens: 4, logitBias: [1: -.infinity, 106: -.infinity],
-                                                             outputFormat: .grammar(##"root ::= "a""##)))
+            _ = try await model.complete("x", format: .grammar(##"root ::= "a""##), options: .init(maximumResponseTokens: 4, sampling: .init(logitBias: [1: -.infinity, 106: -.infinity])))
         } throws: { error in
-            guard case LLMKitError.samplingFailed(let reason) = error else { return false }
+            guard case LocalModel.Error.samplingFailed(let reason) = error else { return false }
             return reason.contains("grammar")
         }
-        #expect(try await model.complete("Hi", options: .greedy(maximumTokens: 2)).tokens.count == 2)
+        #expect(try await model.complete("Hi", options: .greedy(maximumResponseTokens: 2)).tokens.count == 2)
     }
 }
 

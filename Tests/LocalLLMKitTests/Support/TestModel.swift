@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 /// The real default model (Gemma 3 270M) that scripts/bootstrap installs.
 enum TestModel {

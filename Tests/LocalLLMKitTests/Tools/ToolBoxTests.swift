@@ -1,21 +1,23 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 @Suite("Tool box")
 struct ToolBoxTests {
     @Test("a DynamicTool receives the model's JSON exactly as written; invalid JSON is an error for the model")
     func rawArguments() async throws {
-        let received = Promise<String>()
+        let received = Mutex<String?>(nil)
         let tool = DynamicTool(name: "echo", description: "Echo", parametersSchema: #"{"type": "object"}"#) { json in
-            received.settle(.success(json))
+            received.withLock { $0 = json }
             return "ok"
         }
         let box = try ToolBox([tool])
         let arguments = #"{"z": 1.0, "a": 12345678901234567890}"#
         let (output, isError) = await box.run(name: "echo", arguments: arguments)
         #expect(output == "ok" && !isError)
-        #expect(try await received.value == arguments)
+        #expect(received.withLock { $0 } == arguments)
 
         let (bad, badIsError) = await box.run(name: "echo", arguments: #"{"z": "#)
         #expect(badIsError && bad.contains("do not match"))

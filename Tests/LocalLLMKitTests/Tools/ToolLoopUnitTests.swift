@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import LocalLLMKit
+@testable import LocalLLMKitEngine
 
 struct Echo: ConversationTool {
     let name = "echo"
@@ -93,7 +94,7 @@ struct ToolLoopUnitTests {
         }
         let model = try await TestModel.load()
         let conversation = try Conversation(model: model, tools: [slow], configuration: .init(chatTemplate: TestTemplates.source("Qwen-Qwen3-0.6B")))
-        let stream = conversation.streamResponse(to: "Go.", options: .init(maximumTokens: 40, temperature: 0, toolChoice: .required))
+        let stream = conversation.streamResponse(to: "Go.", options: .init(maximumResponseTokens: 40, sampling: .greedy), toolPolicy: .init(choice: .required))
         let consumer = Task {
             for try await event in stream {
                 if case .toolCallStarted = event { break }

@@ -1,0 +1,320 @@
+// The chat half of the bridge: llama.cpp's chat templates (Jinja engine, built-in
+// templates) and per-model output parsers, behind a C ABI that speaks JSON. Templates are
+// parsed and rendered only in contained child processes (template_guard.hpp).
+#include "llmkit_bridge_support.hpp"
+#include "llmkit_chat.h"
+#include "chat_params_codec.hpp"
+#include "chat_render.hpp"
+#include "template_guard.hpp"
+
+#include <memory>
+#include <vector>
+
+#include "json.h"
+
+#include <regex>
+
+struct llmkit_chat_templates {
+    /// Borrowed: the caller keeps the model alive as long as the templates.
+    const llama_model * model;
+    /// The override as given: Jinja source, a built-in name, or "" for the model's own.
+    std::string source;
+    llmkit::template_limits limits;
+    /// What the child that parsed the template reported (JSON).
+    std::string description;
+};
+
+namespace {
+
+llmkit::template_limits limits_from(const llmkit_template_limits * limits) {
+    const llmkit_template_limits given = limits ? *limits : llmkit_template_limits_default();
+    return {std::size_t(given.source_bytes), std::size_t(given.nesting_depth), std::size_t(given.tag_tokens),
+            std::size_t(given.memory_bytes), given.seconds, std::size_t(given.stack_bytes)};
+}
+
+/// Runs `body` like llmkit::guarded, and reports in `*bound` which bound a template exceeded.
+template <typename Result, typename Body>
+Result guarded_template(int32_t * bound, llmkit_error * error, Result fallback, Body && body) {
+    if (bound) {
+        *bound = LLMKIT_TEMPLATE_BOUND_NONE;
+    }
+    return llmkit::guarded<Result>(error, fallback, [&]() -> Result {
+        try {
+            return body();
+        } catch (const llmkit::template_limit_error & e) {
+            if (bound) {
+                *bound = int32_t(e.bound);
+            }
+            throw;
+        }
+    });
+}
+
+/// The template sources llama.cpp will parse for `source` (the model's own when it is empty).
+std::vector<std::string> parsed_sources(const llama_model * model, const std::string & source) {
+    if (!source.empty()) {
+        return {source};
+    }
+    std::vector<std::string> sources;
+    for (const char * name : {static_cast<const char *>(nullptr), "tool_use"}) {
+        if (const char * text = llama_model_chat_template(model, name)) {
+            sources.emplace_back(text);
+        }
+    }
+    return sources;
+}
+
+common_chat_templates_inputs inputs_from_request(const common_json & request) {
+    common_chat_templates_inputs inputs;
+    inputs.messages              = common_chat_msgs_parse_oaicompat(request.at("messages"));
+    inputs.add_generation_prompt = request.value("add_generation_prompt", true);
+    inputs.enable_thinking       = request.value("enable_thinking", false);
+    inputs.use_jinja             = request.value("use_jinja", true);
+    inputs.reasoning_format      = COMMON_REASONING_FORMAT_AUTO;
+    if (request.contains("kwargs")) {
+        for (const auto & [name, value] : request.at("kwargs").items()) {
+            inputs.chat_template_kwargs[name] = value.get<std::string>();
+        }
+    }
+    if (request.contains("tools") && !request.at("tools").empty()) {
+        inputs.tools = common_chat_tools_parse_oaicompat(request.at("tools"));
+        inputs.tool_choice = common_chat_tool_choice_parse_oaicompat(request.value("tool_choice", "auto"));
+        inputs.parallel_tool_calls = request.value("parallel_tool_calls", false);
+    }
+    return inputs;
+}
+
+} // namespace
+
+extern "C" llmkit_template_limits llmkit_template_limits_default(void) {
+    llmkit_template_limits limits;
+    limits.source_bytes  = 256u << 10;  // the largest real template is about 17 KiB
+    limits.nesting_depth = 100;         // real ones: under 15
+    limits.tag_tokens    = 2048;        // real ones: a few hundred
+    limits.memory_bytes  = 512u << 20;  // real ones: about 20 times the prompt
+    limits.seconds       = 20;          // real ones: under 1 s for a 300 KB prompt with 40 tools
+    limits.stack_bytes   = 64u << 20;   // real ones: under 64 KiB
+    return limits;
+}
+
+extern "C" llmkit_chat_templates * llmkit_chat_templates_create(const llama_model * model, const char * source,
+                                                                const llmkit_template_limits * limits,
+                                                                int32_t * bound, llmkit_error * error) {
+    return guarded_template<llmkit_chat_templates *>(bound, error, nullptr, [&]() -> llmkit_chat_templates * {
+        if (!model) {
+            throw std::invalid_argument("chat templates need a model"); // init would assert without one
+        }
+        auto templates = std::make_unique<llmkit_chat_templates>();
+        templates->model = model;
+        templates->source = source ? source : "";
+        templates->limits = limits_from(limits);
+        const auto sources = parsed_sources(model, templates->source);
+        for (const auto & text : sources) {
+            llmkit::check_template_size(text, templates->limits);
+        }
+        templates->description = llmkit::run_contained(templates->limits, [&]() -> std::string {
+            for (const auto & text : sources) {
+                llmkit::check_template_source(text, templates->limits);
+            }
+            // llama.cpp rethrows a parse error as a plain std::exception (its message lost, only
+            // logged): parse the main template once here, so that the error says what is wrong.
+            if (!sources.empty()) {
+                try {
+                    common_chat_template probe(sources.front(), "", "");
+                } catch (const llmkit::template_limit_error &) {
+                    throw;
+                } catch (const std::exception & e) {
+                    throw std::runtime_error(std::string("the template cannot be parsed: ") + e.what());
+                }
+            }
+            auto impl = common_chat_templates_init(model, templates->source);
+            if (!impl) {
+                throw std::runtime_error("llama.cpp could not initialize the chat template");
+            }
+            common_json caps = common_json::object();
+            for (const auto & [name, value] : common_chat_templates_get_caps(impl.get())) {
+                caps[name] = value;
+            }
+            common_json out = common_json::object();
+            out["source"] = common_chat_templates_source(impl.get());
+            out["supports_thinking"] = common_chat_templates_support_enable_thinking(impl.get());
+            out["caps"] = caps;
+            return out.dump_safe();
+        });
+        return templates.release();
+    });
+}
+
+extern "C" char * llmkit_chat_templates_describe(const llmkit_chat_templates * templates, llmkit_error * error) {
+    return llmkit::guarded<char *>(error, nullptr, [&]() -> char * {
+        if (!templates) {
+            throw std::invalid_argument("no templates");
+        }
+        return llmkit::copy_string(templates->description);
+    });
+}
+
+extern "C" void llmkit_chat_templates_free(llmkit_chat_templates * templates) {
+    delete templates;
+}
+
+extern "C" bool llmkit_chat_renders_create(const llmkit_chat_templates * templates, const char * requests_json,
+                                           llmkit_chat_render ** renders, llmkit_error * request_errors,
+                                           int32_t count, int32_t * bound, llmkit_error * error) {
+    return guarded_template<bool>(bound, error, false, [&]() -> bool {
+        if (!templates || !requests_json || !renders || !request_errors || count < 0) {
+            throw std::invalid_argument("render needs templates, requests and room for the renders");
+        }
+        const common_json requests = common_json::parse(requests_json);
+        if (!requests.is_array() || requests.size() != std::size_t(count)) {
+            throw std::invalid_argument("render needs a JSON array of " + std::to_string(count) + " requests");
+        }
+        // Each request is parsed here, so that bad JSON is reported before a process starts.
+        std::vector<common_chat_templates_inputs> inputs;
+        for (const auto & request : requests) {
+            inputs.push_back(inputs_from_request(request));
+        }
+        const std::string rendered = llmkit::run_contained(templates->limits, [&]() -> std::string {
+            auto impl = common_chat_templates_init(templates->model, templates->source);
+            if (!impl) {
+                throw std::runtime_error("llama.cpp could not initialize the chat template");
+            }
+            // A request the template rejects (raise_exception…) fails alone; a bound ends the run.
+            llmkit::byte_writer out;
+            for (const auto & input : inputs) {
+                llmkit::byte_writer one;
+                try {
+                    llmkit::encode_chat_params(one, common_chat_templates_apply(impl.get(), input));
+                    out.u64(1);
+                    out.bytes += one.bytes;
+                } catch (const llmkit::template_limit_error &) {
+                    throw;
+                } catch (const std::exception & e) {
+                    out.u64(0);
+                    out.text(e.what());
+                }
+            }
+            return out.bytes;
+        });
+        llmkit::byte_reader in(rendered);
+        std::vector<std::unique_ptr<llmkit_chat_render>> made;
+        std::vector<std::string> failures;
+        for (int32_t i = 0; i < count; ++i) {
+            if (in.u64() == 0) {
+                failures.push_back(in.text());
+                made.emplace_back();
+                continue;
+            }
+            // Owned until complete, so that a throwing parser load frees it.
+            auto render = std::make_unique<llmkit_chat_render>(llmkit_chat_render{llmkit::decode_chat_params(in), {}});
+            render->parser = common_chat_parser_params(render->params);
+            render->parser.reasoning_format = COMMON_REASONING_FORMAT_AUTO;
+            if (!render->params.parser.empty()) {
+                render->parser.parser.load(render->params.parser);
+            }
+            failures.emplace_back();
+            made.push_back(std::move(render));
+        }
+        if (!in.at_end()) {
+            throw std::runtime_error("the rendered prompts came back with extra bytes");
+        }
+        for (int32_t i = 0; i < count; ++i) {
+            renders[i] = made[std::size_t(i)].release();
+            request_errors[i] = renders[i] ? nullptr : llmkit::copy_string(failures[std::size_t(i)]);
+        }
+        return true;
+    });
+}
+
+namespace {
+
+// A required tool call (a grammar that is not lazy) should start at once, but llama.cpp's
+// generated root rule lets free text come first (`... until-12? tool-calls`); a small
+// model then writes text until the token limit and never calls. This removes that
+// optional text from the root rule, leaving the thinking block and the calls.
+std::string without_leading_content(const std::string & grammar) {
+    static const std::regex leading(R"( until-[0-9]+\??( space)? (tool-call))");
+    std::string out;
+    size_t start = 0;
+    while (start < grammar.size()) {
+        size_t end = grammar.find('\n', start);
+        if (end == std::string::npos) end = grammar.size();
+        std::string line = grammar.substr(start, end - start);
+        if (line.rfind("root ::=", 0) == 0) {
+            line = std::regex_replace(line, leading, "$1 $2");
+        }
+        out += line;
+        if (end < grammar.size()) out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+extern "C" char * llmkit_chat_render_describe(const llmkit_chat_render * render, llmkit_error * error) {
+    return llmkit::guarded<char *>(error, nullptr, [&]() -> char * {
+        if (!render) {
+            throw std::invalid_argument("no render");
+        }
+        const auto & p = render->params;
+        common_json out = common_json::object();
+        out["prompt"]             = p.prompt;
+        out["format"]             = common_chat_format_name(p.format);
+        out["generation_prompt"]  = p.generation_prompt;
+        out["supports_thinking"]  = p.supports_thinking;
+        out["thinking_start_tag"] = p.thinking_start_tag;
+        out["thinking_end_tags"]  = p.thinking_end_tags;
+        out["additional_stops"]   = p.additional_stops;
+        out["preserved_tokens"]   = p.preserved_tokens;
+        // The tool-call grammar as the engine's sampler takes it: lazy with its triggers, or
+        // (a required call) without triggers and without the leading free text.
+        out["grammar"]            = p.grammar_lazy ? p.grammar : without_leading_content(p.grammar);
+        out["grammar_lazy"]       = p.grammar_lazy;
+        common_json triggers = common_json::array();
+        if (p.grammar_lazy) {
+            for (const auto & trigger : p.grammar_triggers) {
+                int kind = LLMKIT_TRIGGER_WORD;
+                switch (trigger.type) {
+                    case COMMON_GRAMMAR_TRIGGER_TYPE_WORD:         kind = LLMKIT_TRIGGER_WORD; break;
+                    case COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN:      kind = LLMKIT_TRIGGER_PATTERN; break;
+                    case COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN_FULL: kind = LLMKIT_TRIGGER_PATTERN_FULL; break;
+                    case COMMON_GRAMMAR_TRIGGER_TYPE_TOKEN:        kind = LLMKIT_TRIGGER_WORD; break;  // its text, as a word
+                }
+                triggers.push_back({{"kind", kind}, {"value", trigger.value}});
+            }
+            if (triggers.empty() && !p.grammar.empty()) {
+                throw std::runtime_error("the template's tool-call grammar is lazy but has no trigger");
+            }
+        }
+        out["grammar_triggers"]   = triggers;
+        return llmkit::copy_string(out.dump_safe());
+    });
+}
+
+extern "C" char * llmkit_chat_render_parse(const llmkit_chat_render * render, const char * text, bool is_partial,
+                                           llmkit_error * error) {
+    return llmkit::guarded<char *>(error, nullptr, [&]() -> char * {
+        if (!render || !text) {
+            throw std::invalid_argument("parse needs a render and text");
+        }
+        const common_chat_msg msg = common_chat_parse(text, is_partial, render->parser);
+        common_json calls = common_json::array();
+        for (const auto & call : msg.tool_calls) {
+            common_json item = common_json::object();
+            item["name"]      = call.name;
+            item["arguments"] = call.arguments;
+            item["id"]        = call.id;
+            calls.push_back(item);
+        }
+        common_json out = common_json::object();
+        out["content"]           = msg.content;
+        out["reasoning_content"] = msg.reasoning_content;
+        out["tool_calls"]        = calls;
+        return llmkit::copy_string(out.dump_safe());
+    });
+}
+
+extern "C" void llmkit_chat_render_free(llmkit_chat_render * render) {
+    delete render;
+}

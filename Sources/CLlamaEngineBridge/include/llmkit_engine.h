@@ -1,0 +1,116 @@
+// The engine half of LocalLLMKit's C++ bridge over llama.cpp's `common` library: the
+// sampler, the logger switch and the grammar check. It takes plain data only and knows
+// nothing of chat templates (that is CLlamaChatBridge, which depends on this half).
+//
+// Everything here is plain C so that Swift can import it. Every function catches
+// every C++ exception and reports it through an `llmkit_error` out-parameter;
+// no exception ever crosses into Swift. Strings returned through `llmkit_error`
+// are malloc'ed and must be released with `llmkit_string_free`.
+#ifndef LLMKIT_ENGINE_H
+#define LLMKIT_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct llama_model;
+struct llama_context;
+
+/// An error message produced by the bridge, or NULL when the call succeeded.
+typedef char * llmkit_error;
+
+/// Releases a string returned by the bridge. Accepts NULL.
+void llmkit_string_free(char * string);
+
+/// Sets the verbosity threshold of llama.cpp's `common` logger, which prints straight to
+/// stdout/stderr: -1 silences it, 3 shows errors, warnings and information.
+void llmkit_common_log_set_verbosity(int verbosity);
+
+/// How a trigger starts a lazy grammar (llama.cpp's `common_grammar_trigger_type`).
+enum {
+    LLMKIT_TRIGGER_WORD         = 0,  // the text appears in the output
+    LLMKIT_TRIGGER_PATTERN      = 1,  // a regular expression matches part of the output
+    LLMKIT_TRIGGER_PATTERN_FULL = 2,  // a regular expression matches the whole output
+};
+
+/// Sampling parameters, mirroring the subset of llama.cpp's `common_params_sampling`
+/// that LocalLLMKit exposes. Start from `llmkit_sampling_defaults()`.
+typedef struct llmkit_sampling_params {
+    uint32_t seed;              // 0xFFFFFFFF = random
+    float    temperature;       // <= 0: greedy
+    int32_t  top_k;             // <= 0: whole vocabulary
+    float    top_p;             // 1.0: disabled
+    float    min_p;             // 0.0: disabled
+    float    typical_p;         // 1.0: disabled
+    int32_t  penalty_last_n;    // 0: no penalties, -1: whole context
+    float    penalty_repeat;    // 1.0: disabled
+    float    penalty_frequency; // 0.0: disabled
+    float    penalty_presence;  // 0.0: disabled
+    const int32_t * logit_bias_tokens;  // token ids whose logits are shifted…
+    const float *   logit_bias_values;  // …by these amounts (-INFINITY bans a token)
+    int32_t         logit_bias_count;
+    // The one constraint: at most one of `grammar` and `continuation_grammar` is set.
+    // `grammar`: GBNF with a `root` rule for the whole output (structured output).
+    const char * grammar;
+    // `continuation_grammar`: GBNF that continues `generation_prompt` (llama.cpp feeds the
+    // prompt's tokens to it first). With triggers it is lazy: it applies only from the first
+    // trigger on. A word trigger that is exactly one of `preserved_tokens` becomes a token trigger.
+    const char *         continuation_grammar;
+    const int32_t *      trigger_kinds;           // LLMKIT_TRIGGER_*
+    const char * const * trigger_values;
+    int32_t              trigger_count;
+    const int32_t *      preserved_tokens;        // special tokens whose text the output keeps
+    int32_t              preserved_token_count;
+    // Thinking budget: after `reasoning_budget` tokens inside the thinking block, the sampler
+    // forces `reasoning_budget_message` (optional) and the first end tag. -1 disables it.
+    int32_t             reasoning_budget;
+    const char *        reasoning_start_tag;      // e.g. "<think>", or NULL
+    const char * const * reasoning_end_tags;      // e.g. {"</think>"}
+    int32_t             reasoning_end_tag_count;
+    const char *        reasoning_budget_message; // or NULL
+    const char *        generation_prompt;        // the prompt's assistant prefix, which may open a thinking block
+} llmkit_sampling_params;
+
+/// llama.cpp's own defaults for `common_params_sampling`.
+llmkit_sampling_params llmkit_sampling_defaults(void);
+
+/// A sampler chain built by llama.cpp's `common_sampler` (penalties, top-k,
+/// typical-p, top-p, min-p, temperature, distribution, optional grammar).
+typedef struct llmkit_sampler llmkit_sampler;
+
+/// Creates a sampler, or returns NULL and sets `*error`.
+llmkit_sampler * llmkit_sampler_create(const struct llama_model * model,
+                                       const llmkit_sampling_params * params,
+                                       llmkit_error * error);
+
+/// Samples a token from the logits at output index `index` of the last decode.
+/// Returns -1 and sets `*error` on failure.
+int32_t llmkit_sampler_sample(llmkit_sampler * sampler, struct llama_context * context,
+                              int32_t index, llmkit_error * error);
+
+/// Records an accepted token (penalties and grammar state). Returns false and
+/// sets `*error` on failure (for example a token the grammar rejects).
+bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, llmkit_error * error);
+
+/// Clears the sampler's history and grammar state.
+void llmkit_sampler_reset(llmkit_sampler * sampler);
+
+/// The seed actually used (a random one when 0xFFFFFFFF was requested).
+uint32_t llmkit_sampler_seed(const llmkit_sampler * sampler);
+
+/// Frees a sampler. Accepts NULL.
+void llmkit_sampler_free(llmkit_sampler * sampler);
+
+/// Checks that llama.cpp can parse `grammar` (GBNF, root rule `root`) for `model`'s
+/// vocabulary. Returns false when it cannot; llama.cpp logs the reason through its log
+/// callback (collect it there), and `*error` gets a short summary.
+bool llmkit_grammar_check(const struct llama_model * model, const char * grammar, llmkit_error * error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif // LLMKIT_ENGINE_H

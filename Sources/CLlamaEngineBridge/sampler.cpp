@@ -1,0 +1,307 @@
+// The sampler half of the bridge: llama.cpp's common_sampler behind a C ABI.
+#include <string>
+#include "llmkit_bridge_support.hpp"
+
+#include "common.h"
+#include "sampling.h"
+
+#include <cmath>
+#include <algorithm>
+#include <vector>
+
+// A common_sampler for the chain (penalties, top-k, top-p, min-p, temperature, draw),
+// plus, for output grammars, our own grammar sampler. When the chain's token breaks
+// the grammar, common_sampler would check the grammar against the whole vocabulary
+// (262k tokens for Gemma) before sampling again. We first check only the most likely
+// tokens (by raw logit, plus any with a positive bias) and run the chain over those
+// that fit: the same result whenever enough allowed tokens are among them for the
+// chain's top-k, at a fraction of the cost. Only when none fits do we check the whole
+// vocabulary. A grammar that allows no token at all is an error, not an abort.
+struct llmkit_sampler {
+    common_sampler *         impl    = nullptr;
+    llama_sampler *          grammar = nullptr;
+    std::vector<llama_token> boosted;      // tokens with a positive logit bias
+};
+
+namespace {
+
+constexpr size_t likely_candidates = 1024;
+
+bool grammar_allows(llama_sampler * grammar, llama_token token) {
+    llama_token_data data = {token, 1.0f, 0.0f};
+    llama_token_data_array single = {&data, 1, -1, false};
+    llama_sampler_apply(grammar, &single);
+    return std::isfinite(single.data[0].logit);
+}
+
+// Applies the grammar, then the chain (logit bias included), to `candidates`;
+// LLAMA_TOKEN_NULL when no candidate survives both.
+llama_token sample_allowed(llmkit_sampler & s, std::vector<llama_token_data> & candidates) {
+    llama_token_data_array array = {candidates.data(), candidates.size(), -1, false};
+    llama_sampler_apply(s.grammar, &array);
+    bool any = false;
+    for (size_t i = 0; i < array.size && !any; ++i) {
+        any = std::isfinite(array.data[i].logit);
+    }
+    if (!any) {
+        return LLAMA_TOKEN_NULL;
+    }
+    llama_sampler_apply(common_sampler_get(s.impl), &array);
+    if (array.selected < 0 || !std::isfinite(array.data[array.selected].logit)) {
+        return LLAMA_TOKEN_NULL;       // e.g. every allowed candidate is banned by a logit bias
+    }
+    return array.data[array.selected].id;
+}
+
+llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32_t index) {
+    const llama_vocab * vocab = llama_model_get_vocab(llama_get_model(ctx));
+    const int32_t n_vocab = llama_vocab_n_tokens(vocab);
+    const float * logits = llama_get_logits_ith(ctx, index);
+    std::vector<llama_token_data> all(n_vocab);
+    for (int32_t id = 0; id < n_vocab; ++id) {
+        all[id] = {id, logits[id], 0.0f};
+    }
+    if (all.size() > likely_candidates) {
+        std::vector<llama_token_data> likely(all.begin(), all.end());
+        std::nth_element(likely.begin(), likely.begin() + likely_candidates, likely.end(),
+                         [](const llama_token_data & a, const llama_token_data & b) { return a.logit > b.logit; });
+        likely.resize(likely_candidates);
+        for (llama_token id : s.boosted) {
+            const bool present = std::any_of(likely.begin(), likely.end(),
+                                             [id](const llama_token_data & data) { return data.id == id; });
+            if (!present) {
+                likely.push_back(all[id]);     // once: a duplicate would double its probability
+            }
+        }
+        const llama_token token = sample_allowed(s, likely);
+        if (token != LLAMA_TOKEN_NULL) {
+            return token;
+        }
+    }
+    const llama_token token = sample_allowed(s, all);
+    if (token == LLAMA_TOKEN_NULL) {
+        throw std::runtime_error("no token is both allowed by the grammar and left by the sampling options (logit bias)");
+    }
+    return token;
+}
+
+} // namespace
+
+// Sets up a grammar that continues the generation prompt (a template's tool-call grammar)
+// the way llama-server does: preserved tokens by id, and word triggers that are exactly one
+// preserved token become token triggers. With triggers the grammar is lazy.
+static void configure_continuation_grammar(const llama_model * model, const llmkit_sampling_params & params,
+                                           common_params_sampling & sp) {
+    if (!params.continuation_grammar || params.continuation_grammar[0] == '\0') {
+        return;
+    }
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    const int32_t n_vocab = llama_vocab_n_tokens(vocab);
+    for (int32_t i = 0; i < params.preserved_token_count; ++i) {
+        const llama_token token = params.preserved_tokens[i];
+        if (token < 0 || token >= n_vocab) {
+            throw std::invalid_argument("preserved token " + std::to_string(token) + " is outside the vocabulary");
+        }
+        sp.preserved_tokens.insert(token);
+    }
+    for (int32_t i = 0; i < params.trigger_count; ++i) {
+        const char * value = params.trigger_values[i];
+        if (!value) {
+            throw std::invalid_argument("a grammar trigger has no text");
+        }
+        common_grammar_trigger trigger;
+        trigger.value = value;
+        switch (params.trigger_kinds[i]) {
+            case LLMKIT_TRIGGER_WORD: {
+                trigger.type = COMMON_GRAMMAR_TRIGGER_TYPE_WORD;
+                const auto ids = common_tokenize(vocab, trigger.value, false, true);
+                if (ids.size() == 1 && sp.preserved_tokens.count(ids[0])) {
+                    trigger.type  = COMMON_GRAMMAR_TRIGGER_TYPE_TOKEN;
+                    trigger.token = ids[0];
+                }
+                break;
+            }
+            case LLMKIT_TRIGGER_PATTERN:      trigger.type = COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN; break;
+            case LLMKIT_TRIGGER_PATTERN_FULL: trigger.type = COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN_FULL; break;
+            default: throw std::invalid_argument("unknown grammar trigger kind " + std::to_string(params.trigger_kinds[i]));
+        }
+        sp.grammar_triggers.push_back(trigger);
+    }
+    sp.grammar      = common_grammar(COMMON_GRAMMAR_TYPE_TOOL_CALLS, params.continuation_grammar);
+    sp.grammar_lazy = !sp.grammar_triggers.empty();
+}
+
+// Tokenizes the thinking tags the way llama-server does, so that common_sampler's
+// reasoning-budget sampler can recognize and force them.
+static void configure_reasoning_budget(const llama_model * model, const llmkit_sampling_params & params,
+                                       common_params_sampling & sp) {
+    if (params.generation_prompt) {
+        sp.generation_prompt = params.generation_prompt;
+    }
+    if (params.reasoning_budget < 0 || !params.reasoning_start_tag || params.reasoning_end_tag_count <= 0) {
+        return;
+    }
+    const llama_vocab * vocab = llama_model_get_vocab(model);
+    sp.reasoning_budget_tokens = params.reasoning_budget;
+    sp.reasoning_budget_start  = common_tokenize(vocab, params.reasoning_start_tag, false, true);
+    for (int32_t i = 0; i < params.reasoning_end_tag_count; ++i) {
+        if (params.reasoning_end_tags[i] && params.reasoning_end_tags[i][0] != '\0') {
+            sp.reasoning_budget_end.push_back(common_tokenize(vocab, params.reasoning_end_tags[i], false, true));
+        }
+    }
+    if (sp.reasoning_budget_end.empty()) {
+        return;
+    }
+    llama_tokens forced = sp.reasoning_budget_end.front();
+    if (params.reasoning_budget_message && params.reasoning_budget_message[0] != '\0') {
+        llama_tokens message = common_tokenize(vocab, params.reasoning_budget_message, false, true);
+        forced.insert(forced.begin(), message.begin(), message.end());
+    }
+    sp.reasoning_budget_forced = std::move(forced);
+}
+
+extern "C" llmkit_sampling_params llmkit_sampling_defaults(void) {
+    const common_params_sampling defaults;
+    llmkit_sampling_params params;
+    params.seed              = defaults.seed;
+    params.temperature       = defaults.temp;
+    params.top_k             = defaults.top_k;
+    params.top_p             = defaults.top_p;
+    params.min_p             = defaults.min_p;
+    params.typical_p         = defaults.typ_p;
+    params.penalty_last_n    = defaults.penalty_last_n;
+    params.penalty_repeat    = defaults.penalty_repeat;
+    params.penalty_frequency = defaults.penalty_freq;
+    params.penalty_presence  = defaults.penalty_present;
+    params.logit_bias_tokens = nullptr;
+    params.logit_bias_values = nullptr;
+    params.logit_bias_count  = 0;
+    params.reasoning_budget         = -1;
+    params.reasoning_start_tag      = nullptr;
+    params.reasoning_end_tags       = nullptr;
+    params.reasoning_end_tag_count  = 0;
+    params.reasoning_budget_message = nullptr;
+    params.generation_prompt        = nullptr;
+    params.grammar                  = nullptr;
+    params.continuation_grammar     = nullptr;
+    params.trigger_kinds            = nullptr;
+    params.trigger_values           = nullptr;
+    params.trigger_count            = 0;
+    params.preserved_tokens         = nullptr;
+    params.preserved_token_count    = 0;
+    return params;
+}
+
+extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
+                                                  const llmkit_sampling_params * params,
+                                                  llmkit_error * error) {
+    return llmkit::guarded<llmkit_sampler *>(error, nullptr, [&]() -> llmkit_sampler * {
+        if (!model || !params) {
+            throw std::invalid_argument("sampler needs a model and parameters");
+        }
+        common_params_sampling sp;
+        sp.seed            = params->seed;
+        sp.temp            = params->temperature;
+        sp.top_k           = params->top_k;
+        sp.top_p           = params->top_p;
+        sp.min_p           = params->min_p;
+        sp.typ_p           = params->typical_p;
+        sp.penalty_last_n  = params->penalty_last_n;
+        sp.penalty_repeat  = params->penalty_repeat;
+        sp.penalty_freq    = params->penalty_frequency;
+        sp.penalty_present = params->penalty_presence;
+        sp.no_perf         = true;
+        llama_sampler * grammar = nullptr;
+        if (params->grammar && params->grammar[0] != '\0') {
+            grammar = llama_sampler_init_grammar(llama_model_get_vocab(model), params->grammar, "root");
+            if (!grammar) {
+                throw std::invalid_argument("llama.cpp cannot parse the grammar");
+            }
+        }
+        for (int32_t i = 0; i < params->logit_bias_count; ++i) {
+            sp.logit_bias.push_back({params->logit_bias_tokens[i], params->logit_bias_values[i]});
+        }
+        if (grammar && params->continuation_grammar && params->continuation_grammar[0] != '\0') {
+            llama_sampler_free(grammar);
+            throw std::invalid_argument("a sampler takes one grammar: an output grammar or a continuation grammar");
+        }
+        try {
+            configure_reasoning_budget(model, *params, sp);
+            configure_continuation_grammar(model, *params, sp);
+        } catch (...) {
+            llama_sampler_free(grammar);
+            throw;
+        }
+        common_sampler * impl = nullptr;
+        try {
+            impl = common_sampler_init(model, sp);
+        } catch (...) {
+            llama_sampler_free(grammar);
+            throw;
+        }
+        if (!impl) {
+            llama_sampler_free(grammar);
+            throw std::runtime_error("llama.cpp could not build the sampler chain");
+        }
+        auto * sampler = new llmkit_sampler;
+        sampler->impl = impl;
+        sampler->grammar = grammar;
+        for (int32_t i = 0; i < params->logit_bias_count; ++i) {
+            if (params->logit_bias_values[i] > 0) {
+                sampler->boosted.push_back(params->logit_bias_tokens[i]);
+            }
+        }
+        return sampler;
+    });
+}
+
+extern "C" int32_t llmkit_sampler_sample(llmkit_sampler * sampler, llama_context * context,
+                                         int32_t index, llmkit_error * error) {
+    return llmkit::guarded<int32_t>(error, -1, [&]() -> int32_t {
+        if (!sampler || !context) {
+            throw std::invalid_argument("sample needs a sampler and a context");
+        }
+        const llama_token token = common_sampler_sample(sampler->impl, context, index);
+        if (!sampler->grammar || grammar_allows(sampler->grammar, token)) {
+            return token;
+        }
+        return resample_with_grammar(*sampler, context, index);
+    });
+}
+
+extern "C" bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, llmkit_error * error) {
+    return llmkit::guarded<bool>(error, false, [&]() -> bool {
+        if (!sampler) {
+            throw std::invalid_argument("accept needs a sampler");
+        }
+        if (sampler->grammar) {
+            llama_sampler_accept(sampler->grammar, token);
+        }
+        common_sampler_accept(sampler->impl, token, true);
+        return true;
+    });
+}
+
+extern "C" void llmkit_sampler_reset(llmkit_sampler * sampler) {
+    llmkit::guarded<int>(nullptr, 0, [&]() -> int {
+        if (sampler) {
+            common_sampler_reset(sampler->impl);
+            if (sampler->grammar) {
+                llama_sampler_reset(sampler->grammar);
+            }
+        }
+        return 0;
+    });
+}
+
+extern "C" uint32_t llmkit_sampler_seed(const llmkit_sampler * sampler) {
+    return sampler ? common_sampler_get_seed(sampler->impl) : 0;
+}
+
+extern "C" void llmkit_sampler_free(llmkit_sampler * sampler) {
+    if (sampler) {
+        common_sampler_free(sampler->impl);
+        llama_sampler_free(sampler->grammar);
+        delete sampler;
+    }
+}

@@ -1,0 +1,64 @@
+extension LocalModel {
+    /// Streams a continuation of `prompt`, taken as plain text (no chat template).
+    ///
+    /// ```swift
+    /// let stream = model.streamCompletion("Once upon a time", options: .init(maximumResponseTokens: 64))
+    /// for try await chunk in stream { print(chunk, terminator: "") }
+    /// print(try await stream.result.stopReason)
+    /// ```
+    /// Special-token texts in `prompt` (such as `<eos>`) stay plain text. `format` constrains the
+    /// output (a JSON Schema or a grammar, enforced while sampling).
+    /// Errors (an invalid option, ``LocalModel/Error/promptTooLong(tokens:limit:)``, an invalid
+    /// schema) are thrown by the stream before its first chunk.
+    public nonisolated func streamCompletion(_ prompt: String, format: OutputFormat = .text,
+                                             options: CompletionOptions = .init()) -> CompletionStream {
+        makeStream(.text(prompt), format: format, options: options)
+    }
+
+    /// Streams a continuation of a prompt given as token ids.
+    public nonisolated func streamCompletion(tokens: [Token], format: OutputFormat = .text,
+                                             options: CompletionOptions = .init()) -> CompletionStream {
+        makeStream(.tokens(tokens), format: format, options: options)
+    }
+
+    /// Generates a continuation of `prompt` (plain text) and returns it whole.
+    /// - Throws: any ``LocalModel/Error`` that generation raises; for a `format`,
+    ///   ``LLMKitError/invalidSchema(property:reason:)`` or ``LLMKitError/invalidGrammar(reason:)``.
+    public nonisolated func complete(_ prompt: String, format: OutputFormat = .text,
+                                     options: CompletionOptions = .init()) async throws -> CompletionResult {
+        try await streamCompletion(prompt, format: format, options: options).result
+    }
+
+    private nonisolated func makeStream(_ input: PromptInput, format: OutputFormat, options: CompletionOptions) -> CompletionStream {
+        let flag = CancellationFlag()
+        return CompletionStream.start(flag: flag) { emit in
+            try await self.serve(input, format: format, options: options, flag: flag, emit: emit)
+        }
+    }
+
+    /// Runs one request to its end on the model's thread. Requests queue on the
+    /// executor, so they never interleave.
+    private func serve(_ input: PromptInput, format: OutputFormat, options: CompletionOptions, flag: CancellationFlag,
+                       emit: @escaping @Sendable (String) -> Void) throws -> CompletionResult {
+        var options = options
+        options.sampling = options.sampling.filling(from: file.recommendedSampling)
+        try options.validate()
+        let constraint = try format.constraint(for: handle)
+        let plan = GenerationPlan(promptTokens: try promptTokens(for: input), options: options,
+                                  constraint: constraint.map { .grammar($0.grammar) } ?? .none)
+        let run = try GenerationRun(context: sharedContext(), tokenizer: tokenizer, plan: plan, cancellation: flag)
+        let result = try run.execute(emit: emit)
+        if result.stopReason == .endOfText, let check = constraint?.check { try check.verify(result.text) }
+        return result
+    }
+
+    private func promptTokens(for input: PromptInput) throws -> [Token] {
+        switch input {
+        case .text(let text):
+            return try tokenizer.tokenize(text, addSpecial: true, parseSpecial: false)
+        case .tokens(let tokens):
+            try tokenizer.validate(tokens)
+            return tokens
+        }
+    }
+}

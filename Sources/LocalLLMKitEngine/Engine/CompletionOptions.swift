@@ -1,0 +1,44 @@
+/// What every request takes: how long the answer may be, where it stops, and how
+/// tokens are sampled.
+///
+/// ```swift
+/// let options = CompletionOptions(maximumResponseTokens: 64, sampling: .greedy)
+/// ```
+public struct CompletionOptions: Sendable, Equatable {
+    /// The most tokens to generate; `nil` means until the context is full.
+    public var maximumResponseTokens: Int?
+    /// Generation stops before the first occurrence of any of these strings,
+    /// which never appear in the output.
+    public var stopSequences: [String]
+    /// How each token is picked.
+    public var sampling: Sampling
+    /// End generation at the first complete top-level JSON object or array (strings and
+    /// escapes respected); the stop reason is then ``StopReason/endOfText``. Useful without a grammar.
+    public var stopsAtBalancedJSON: Bool
+
+    /// Creates options; every argument is optional.
+    public init(maximumResponseTokens: Int? = nil, stopSequences: [String] = [], sampling: Sampling = Sampling(),
+                stopsAtBalancedJSON: Bool = false) {
+        self.maximumResponseTokens = maximumResponseTokens
+        self.stopSequences = stopSequences
+        self.sampling = sampling
+        self.stopsAtBalancedJSON = stopsAtBalancedJSON
+    }
+
+    /// Greedy decoding: always the most likely token.
+    public static func greedy(maximumResponseTokens: Int? = nil) -> CompletionOptions {
+        CompletionOptions(maximumResponseTokens: maximumResponseTokens, sampling: .greedy)
+    }
+
+    /// Checks every value, naming the first one that cannot work.
+    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)``.
+    public func validate() throws {
+        if let maximumResponseTokens, maximumResponseTokens < 1 {
+            throw LocalModel.Error.invalidOption(name: "maximumResponseTokens", reason: "\(maximumResponseTokens) is not at least 1")
+        }
+        if stopSequences.contains(where: \.isEmpty) {
+            throw LocalModel.Error.invalidOption(name: "stopSequences", reason: "a stop sequence is empty")
+        }
+        try sampling.validate()
+    }
+}

@@ -1,0 +1,62 @@
+/// Token counts and timings of one completion.
+public struct GenerationStatistics: Sendable, Equatable {
+    /// Tokens in the prompt.
+    public var promptTokens: Int = 0
+    /// Prompt tokens whose keys and values were already in the cache (a conversation's
+    /// earlier turns), so they were not evaluated again.
+    public var cachedPromptTokens: Int = 0
+    /// Prompt tokens actually evaluated: ``promptTokens`` minus ``cachedPromptTokens``.
+    public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
+    /// Tokens generated (an end-of-generation token is not counted).
+    public var generatedTokens: Int = 0
+    /// Generated tokens that belong to the thinking phase (conversations only): the thinking
+    /// text, without its tags, tokenized again.
+    public var thinkingTokens: Int = 0
+    /// Time spent evaluating the prompt (the part not taken from the cache).
+    public var promptDuration: Duration = .zero
+    /// Time from the first sampled token to the last.
+    public var generationDuration: Duration = .zero
+    /// Time from the start of the request (once the model was free) to the first token.
+    public var timeToFirstToken: Duration = .zero
+    /// Prompt tokens evaluated per second (``evaluatedPromptTokens`` over ``promptDuration``).
+    public var promptTokensPerSecond: Double = 0
+    /// Tokens generated per second after the first one; each costs one decode step and one sample.
+    public var generationTokensPerSecond: Double = 0
+
+    /// Creates empty statistics.
+    public init() {}
+
+    /// Adds a later generation round of the same turn: counts and times add up; the
+    /// prompt size is the latest, the time to first token the first round's.
+    package mutating func accumulate(_ round: GenerationStatistics, first: Bool) {
+        if first {
+            self = round
+            return
+        }
+        // The rates are over all rounds: the events each rate counted, over the summed time.
+        let promptEvents = promptTokensPerSecond * promptDuration.seconds + round.promptTokensPerSecond * round.promptDuration.seconds
+        let generationEvents = generationTokensPerSecond * generationDuration.seconds
+            + round.generationTokensPerSecond * round.generationDuration.seconds
+        promptTokens = round.promptTokens
+        cachedPromptTokens = round.cachedPromptTokens
+        generatedTokens += round.generatedTokens
+        thinkingTokens += round.thinkingTokens
+        promptDuration += round.promptDuration
+        generationDuration += round.generationDuration
+        promptTokensPerSecond = promptDuration.seconds > 0 ? promptEvents / promptDuration.seconds : 0
+        generationTokensPerSecond = generationDuration.seconds > 0 ? generationEvents / generationDuration.seconds : 0
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    package var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
+    }
+
+    /// `count` events over this duration, per second (0 when either is zero).
+    package func rate(of count: Int) -> Double {
+        count > 0 && seconds > 0 ? Double(count) / seconds : 0
+    }
+}

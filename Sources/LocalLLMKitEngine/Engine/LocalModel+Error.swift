@@ -1,0 +1,74 @@
+import Foundation
+
+extension LocalModel {
+    /// What can go wrong while loading a model or generating with it.
+    ///
+    /// Each case names the file, option or value at fault; `errorDescription` says it in one line.
+    public enum Error: Swift.Error, Sendable, Equatable {
+        /// No file exists at `path`.
+        case modelFileNotFound(path: String)
+        /// The file at `path` is not a GGUF model that llama.cpp can load; `reason` says why.
+        case invalidModelFile(path: String, reason: String)
+        /// The GGUF header at `path` is well formed, but its metadata value or tensor `key`
+        /// (`value`) would make llama.cpp abort or misbehave; `reason` says why.
+        case unloadableModelFile(path: String, key: String, value: String, reason: String)
+        /// llama.cpp could not load the model at `path`, although its header is valid.
+        case modelLoadFailed(path: String, reason: String)
+        /// llama.cpp could not create an inference context (usually too little memory).
+        case contextCreationFailed(reason: String)
+        /// A configuration or generation option has a value that cannot work; `name` is the
+        /// option's property path, such as `sampling.topP`.
+        case invalidOption(name: String, reason: String)
+        /// The prompt has `tokens` tokens but at most `limit` fit in the context
+        /// once room for the answer is reserved.
+        case promptTooLong(tokens: Int, limit: Int)
+        /// `maximumResponseTokens` leaves no room for a prompt: the context holds
+        /// `contextLength` tokens in all.
+        case responseLengthExceedsContext(maximumResponseTokens: Int, contextLength: Int)
+        /// The prompt produced no tokens to evaluate.
+        case emptyPrompt
+        /// A token id outside the model's vocabulary.
+        case invalidToken(Int32, vocabularySize: Int)
+        /// The tokenizer failed on the given text.
+        case tokenizationFailed(reason: String)
+        /// `llama_decode` failed with the given return code.
+        case decodeFailed(code: Int32, reason: String)
+        /// The sampler could not be built or could not sample.
+        case samplingFailed(reason: String)
+    }
+}
+
+extension LocalModel.Error: LocalizedError {
+    /// A one-line description that names what was wrong.
+    public var errorDescription: String? {
+        switch self {
+        case .modelFileNotFound(let path):
+            return "model file not found: \(path)"
+        case .invalidModelFile(let path, let reason):
+            return "invalid model file \(path): \(reason)"
+        case .unloadableModelFile(let path, let key, let value, let reason):
+            return "model file \(path) cannot be loaded: \(key) = \(value): \(reason)"
+        case .modelLoadFailed(let path, let reason):
+            return "could not load model \(path): \(reason)"
+        case .contextCreationFailed(let reason):
+            return "could not create an inference context: \(reason)"
+        case .invalidOption(let name, let reason):
+            return "invalid value for \(name): \(reason)"
+        case .promptTooLong(let tokens, let limit):
+            return "prompt too long: \(tokens) tokens, but at most \(max(limit, 0)) fit in the context with room for the answer"
+        case .responseLengthExceedsContext(let maximumResponseTokens, let contextLength):
+            return "maximumResponseTokens is \(maximumResponseTokens), but the context holds \(contextLength) tokens in all "
+                + "(prompt and answer); ask for fewer tokens or a longer context"
+        case .emptyPrompt:
+            return "the prompt is empty: there is nothing to evaluate"
+        case .invalidToken(let token, let size):
+            return "token id \(token) is outside the vocabulary (0..<\(size))"
+        case .tokenizationFailed(let reason):
+            return "tokenization failed: \(reason)"
+        case .decodeFailed(let code, let reason):
+            return "llama_decode failed (code \(code)): \(reason)"
+        case .samplingFailed(let reason):
+            return "sampling failed: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import CLlama
+import CLlamaEngineBridge
+
+/// llama.cpp's `common_sampler`, through the C++ bridge: penalties, top-k, top-p,
+/// min-p, temperature and the final draw, in llama.cpp's own order.
+package final class Sampler {
+    private let pointer: OpaquePointer
+
+    /// Builds a sampler for `model` from fully resolved settings and one constraint.
+    /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
+    package init(model: ModelHandle, sampling: CompletionOptions.Sampling, constraint: SamplingConstraint = .none,
+         thinking: ThinkingBudget? = nil) throws {
+        var params = llmkit_sampling_defaults()
+        if let seed = sampling.seed { params.seed = seed }
+        if let value = sampling.temperature { params.temperature = Float(value) }
+        if let value = sampling.topK { params.top_k = Int32(clamping: value) }
+        if let value = sampling.topP { params.top_p = Float(value) }
+        if let value = sampling.minP { params.min_p = Float(value) }
+        if let value = sampling.penaltyWindow { params.penalty_last_n = Int32(clamping: value) }
+        if let value = sampling.repetitionPenalty { params.penalty_repeat = Float(value) }
+        if let value = sampling.presencePenalty { params.penalty_presence = Float(value) }
+        if let value = sampling.frequencyPenalty { params.penalty_frequency = Float(value) }
+        let storage = CStringStorage()
+        let biasTokens = Array(sampling.logitBias.keys)
+        params.logit_bias_tokens = storage.array(biasTokens)
+        params.logit_bias_values = storage.array(biasTokens.map { Float(sampling.logitBias[$0]!) })
+        params.logit_bias_count = Int32(biasTokens.count)
+        switch constraint {
+        case .none:
+            break
+        case .grammar(let grammar):
+            params.grammar = storage.string(grammar)
+        case .continuation(let grammar, let triggers, let preserved):
+            params.continuation_grammar = storage.string(grammar)
+            params.trigger_kinds = storage.array(triggers.map(\.kind.rawValue))
+            params.trigger_values = storage.strings(triggers.map(\.value))
+            params.trigger_count = Int32(triggers.count)
+            params.preserved_tokens = storage.array(preserved.sorted())
+            params.preserved_token_count = Int32(preserved.count)
+        }
+        if let thinking {
+            params.generation_prompt = storage.string(thinking.generationPrompt)
+            if let budget = thinking.tokens, let start = thinking.startTag, !thinking.endTags.isEmpty {
+                params.reasoning_budget = Int32(clamping: budget)
+                params.reasoning_start_tag = storage.string(start)
+                params.reasoning_end_tags = storage.strings(thinking.endTags)
+                params.reasoning_end_tag_count = Int32(thinking.endTags.count)
+                params.reasoning_budget_message = storage.string(thinking.message)
+            }
+        }
+        var error: llmkit_error?
+        let sampler = withExtendedLifetime(storage) { llmkit_sampler_create(model.pointer, &params, &error) }
+        guard let sampler else {
+            throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "unknown error")
+        }
+        pointer = sampler
+    }
+
+    deinit {
+        llmkit_sampler_free(pointer)
+    }
+
+    /// The seed in use.
+    package var seed: UInt32 { llmkit_sampler_seed(pointer) }
+
+    /// Samples the next token from the last logits of `context`, and records it.
+    package func sampleAndAccept(from context: InferenceContext) throws -> Int32 {
+        var error: llmkit_error?
+        let token = llmkit_sampler_sample(pointer, context.pointer, -1, &error)
+        if let message = Bridge.take(error) { throw LocalModel.Error.samplingFailed(reason: message) }
+        guard llmkit_sampler_accept(pointer, token, &error) else {
+            throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "the token was rejected")
+        }
+        return token
+    }
+}
