@@ -29,6 +29,7 @@ demo: build
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	scripts/check-engine-leaf
 	scripts/check-dependent-package
 
 # llmkit bench side by side with llama-bench, and peak memory against llama-completion.

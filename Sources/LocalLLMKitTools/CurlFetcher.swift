@@ -9,7 +9,7 @@ import Foundation
 /// whole fetch: name lookups, connections, TLS, headers, body and every redirect. TLS
 /// certificates are verified. Proxies (even from the environment) are not used: a proxy
 /// would connect on its own, past the address check.
-public struct CurlFetcher: WebPageFetcher {
+package struct CurlFetcher: WebPageTool.Fetcher {
     /// The most redirects followed for one page.
     public var maximumRedirects: Int
 
@@ -20,14 +20,14 @@ public struct CurlFetcher: WebPageFetcher {
     }
 
     /// Fetches `url` with libcurl.
-    /// - Throws: ``WebFetchError``: `.refused` for a refused redirect or address,
+    /// - Throws: ``WebPageTool/FetchError``: `.refused` for a refused redirect or address,
     ///   `.timedOut` past `timeout`, `.failed` otherwise.
     public func fetch(_ url: URL, timeout: Duration, maximumBytes: Int, allowsPrivateNetworks: Bool,
-                      allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> FetchedPage {
+                      allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> WebPageTool.FetchedPage {
         let deadline = Deadline.after(timeout)
         let transfer = try CurlTransfer()
         let maximumRedirects = self.maximumRedirects
-        return try await Deadline.run(until: deadline, orThrow: { WebFetchError.timedOut(url, after: timeout) }) {
+        return try await Deadline.run(until: deadline, orThrow: { WebPageTool.FetchError.timedOut(url, after: timeout) }) {
             try await BlockingWork.run(onCancel: { transfer.cancel() }) {
                 var current = url
                 var redirects = 0
@@ -36,31 +36,31 @@ public struct CurlFetcher: WebPageFetcher {
                                                allowsPrivateNetworks: allowsPrivateNetworks)
                     switch outcome {
                     case let .complete(status, contentType, body, isTruncated):
-                        return FetchedPage(url: current, statusCode: status, contentType: contentType, body: body,
+                        return WebPageTool.FetchedPage(url: current, statusCode: status, contentType: contentType, body: body,
                                            isTruncated: isTruncated)
                     case let .redirect(location):
                         guard redirects < maximumRedirects else {
-                            throw WebFetchError("\(url.absoluteString) redirected more than \(maximumRedirects) times")
+                            throw WebPageTool.FetchError("\(url.absoluteString) redirected more than \(maximumRedirects) times")
                         }
                         // Judge the Location the server sent, resolved against the page that sent it.
                         guard let next = URL(string: location, relativeTo: current)?.absoluteURL else {
-                            throw WebFetchError("\(current.absoluteString) redirected to \(location), which is not a URL")
+                            throw WebPageTool.FetchError("\(current.absoluteString) redirected to \(location), which is not a URL")
                         }
                         if let reason = allowsRedirect(next) {
-                            throw WebFetchError("redirect to \(next.absoluteString) refused: \(reason)", kind: .refused)
+                            throw WebPageTool.FetchError("redirect to \(next.absoluteString) refused: \(reason)", kind: .refused)
                         }
                         current = next
                         redirects += 1
                     case let .refused(address):
-                        throw WebFetchError("the host \(current.host ?? "?") was on a private, local or reserved address "
+                        throw WebPageTool.FetchError("the host \(current.host ?? "?") was on a private, local or reserved address "
                                             + "when connecting (\(NetworkPolicy.describe(address))); such addresses are not allowed",
                                             kind: .refused)
                     case .timedOut:
-                        throw WebFetchError.timedOut(url, after: timeout)
+                        throw WebPageTool.FetchError.timedOut(url, after: timeout)
                     case .cancelled:
                         throw CancellationError()
                     case let .failed(message):
-                        throw WebFetchError("loading \(current.absoluteString) failed: \(message)")
+                        throw WebPageTool.FetchError("loading \(current.absoluteString) failed: \(message)")
                     }
                 }
             }

@@ -20,7 +20,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     init() throws {
-        guard let handle = llmkit_fetch_create() else { throw WebFetchError("out of memory") }
+        guard let handle = llmkit_fetch_create() else { throw WebPageTool.FetchError("out of memory") }
         self.handle = handle
     }
 

@@ -68,32 +68,36 @@ public struct WebPageTool: ConversationTool {
     public let description = "Loads a web page (http or https) and returns its title and readable text."
     /// The limits in force.
     public let configuration: Configuration
-    private let fetcher: any WebPageFetcher
+    private let fetcher: any WebPageTool.Fetcher
 
-    /// Creates the tool.
-    /// - Parameters:
-    ///   - configuration: timeout, byte and character caps, private networks.
-    ///   - fetcher: how pages are fetched; libcurl by default.
-    public init(configuration: Configuration = .init(), fetcher: any WebPageFetcher = CurlFetcher()) {
+    /// Creates the tool, fetching through libcurl (connecting only to the address it checked).
+    /// - Parameter configuration: timeout, byte and character caps, private networks.
+    public init(configuration: Configuration = .init()) {
+        self.init(configuration: configuration, fetcher: CurlFetcher())
+    }
+
+    /// Creates the tool with a fetcher of your own (a proxy, a cache); it must apply the
+    /// configuration's network policy and limits itself.
+    public init(configuration: Configuration, fetcher: any WebPageTool.Fetcher) {
         self.configuration = configuration
         self.fetcher = fetcher
     }
 
     /// Loads the page.
-    /// - Throws: ``WebFetchError`` naming what was refused (`.refused`), took too long
+    /// - Throws: ``WebPageTool/FetchError`` naming what was refused (`.refused`), took too long
     ///   (`.timedOut`) or went wrong.
     public func call(_ arguments: Arguments) async throws -> Page {
         guard let url = URL(string: arguments.url.trimmingCharacters(in: .whitespaces)) else {
-            throw WebFetchError("\(arguments.url) is not a URL")
+            throw WebPageTool.FetchError("\(arguments.url) is not a URL")
         }
         let fetched = try await fetch(url)
         guard (200..<300).contains(fetched.statusCode) else {
-            throw WebFetchError("the server answered HTTP \(fetched.statusCode) for \(fetched.url.absoluteString)")
+            throw WebPageTool.FetchError("the server answered HTTP \(fetched.statusCode) for \(fetched.url.absoluteString)")
         }
         let type = Self.mediaType(fetched.contentType)
         let isText = type.hasPrefix("text/") || ["application/xhtml+xml", "application/xml", "application/json"].contains(type)
         guard isText, !fetched.body.prefix(4096).contains(0) else {
-            throw WebFetchError("\(fetched.url.absoluteString) is not a text page (\(type.isEmpty ? "unknown type" : type), \(fetched.body.count) bytes or more)")
+            throw WebPageTool.FetchError("\(fetched.url.absoluteString) is not a text page (\(type.isEmpty ? "unknown type" : type), \(fetched.body.count) bytes or more)")
         }
         var title: String?
         var text: String
@@ -112,21 +116,21 @@ public struct WebPageTool: ConversationTool {
     }
 
     /// Checks `url` against the network policy and fetches it, all within the timeout.
-    private func fetch(_ url: URL) async throws -> FetchedPage {
+    private func fetch(_ url: URL) async throws -> WebPageTool.FetchedPage {
         let policy = NetworkPolicy(allowsPrivateNetworks: configuration.allowsPrivateNetworks)
         let (fetcher, timeout, maximumBytes) = (self.fetcher, configuration.timeout, configuration.maximumBytes)
         let deadline = Deadline.after(timeout)
-        return try await Deadline.run(until: deadline, orThrow: { WebFetchError.timedOut(url, after: timeout) }) {
+        return try await Deadline.run(until: deadline, orThrow: { WebPageTool.FetchError.timedOut(url, after: timeout) }) {
             // The name lookup blocks, for as long as the resolver likes: on a thread of its
             // own it cannot hold the call past the deadline.
             if let refusal = try await BlockingWork.run({ policy.refusal(for: url) }) {
-                throw WebFetchError(refusal, kind: .refused)
+                throw WebPageTool.FetchError(refusal, kind: .refused)
             }
             do {
                 return try await fetcher.fetch(url, timeout: deadline - .now, maximumBytes: maximumBytes,
                                                allowsPrivateNetworks: policy.allowsPrivateNetworks) { policy.refusal(for: $0) }
-            } catch let error as WebFetchError where error.kind == .timedOut {
-                throw WebFetchError.timedOut(url, after: timeout)   // the limit the caller set, not what was left of it
+            } catch let error as WebPageTool.FetchError where error.kind == .timedOut {
+                throw WebPageTool.FetchError.timedOut(url, after: timeout)   // the limit the caller set, not what was left of it
             }
         }
     }

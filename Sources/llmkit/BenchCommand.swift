@@ -54,8 +54,8 @@ enum BenchCommand {
         let prompts = try arguments.integerList("--n-prompt", in: 0...1_000_000) ?? [512]
         let generations = try arguments.integerList("--n-gen", in: 0...1_000_000) ?? [128]
         let repetitions = try arguments.integer("--repetitions", in: 1...10_000) ?? 5
-        let tests = prompts.filter { $0 > 0 }.map { ThroughputTest(promptTokens: $0) }
-            + generations.filter { $0 > 0 }.map { ThroughputTest(generatedTokens: $0) }
+        let tests = prompts.filter { $0 > 0 }.map { LocalModel.ThroughputTest(promptTokens: $0) }
+            + generations.filter { $0 > 0 }.map { LocalModel.ThroughputTest(generatedTokens: $0) }
         guard !tests.isEmpty else { throw UsageError(message: "nothing to measure: every -p and -n is 0") }
 
         let model = try await ModelOptions.load(arguments)
@@ -90,7 +90,7 @@ struct BenchTable {
             + "| ------------------------------ | ---------: | ---------: | ---------- | --: | ------: | --------------: | -------------------: |\n"
     }
 
-    func row(_ measurement: ThroughputMeasurement) -> String {
+    func row(_ measurement: LocalModel.ThroughputMeasurement) -> String {
         let size = String(format: "%.2f MiB", Double(model.weightsSize) / 1_048_576)
         let params = String(format: "%.2f M", Double(model.parameterCount) / 1e6)
         let rate = String(format: "%.2f ± %.2f", measurement.averageTokensPerSecond, measurement.standardDeviationTokensPerSecond)
@@ -132,7 +132,7 @@ struct BenchReport: Encodable {
     let samplesNs: [UInt64]
     let samplesTs: [Double]
 
-    init(measurement: ThroughputMeasurement, model: LocalModel) {
+    init(measurement: LocalModel.ThroughputMeasurement, model: LocalModel) {
         backends = LocalModel.backendNames.joined(separator: ",")
         modelFilename = model.url.path
         modelType = model.modelDescription

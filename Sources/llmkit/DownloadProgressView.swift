@@ -15,7 +15,7 @@ struct DownloadProgressView {
     }
 
     /// Shows one update (throttled).
-    mutating func show(_ progress: DownloadProgress) {
+    mutating func show(_ progress: ModelLibrary.Download.Progress) {
         let now = ContinuousClock.now
         if progress.isWaiting {
             guard !saidWaiting else { return }
@@ -46,14 +46,14 @@ struct DownloadProgressView {
         if drewBar { Console.err("\n") }
     }
 
-    private func bar(_ progress: DownloadProgress) -> String {
+    private func bar(_ progress: ModelLibrary.Download.Progress) -> String {
         let width = 30
         guard let fraction = progress.fraction else { return describe(progress) }
         let filled = min(width, Int(fraction * Double(width)))
         return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + describe(progress)
     }
 
-    private func describe(_ progress: DownloadProgress) -> String {
+    private func describe(_ progress: ModelLibrary.Download.Progress) -> String {
         var text = ByteCount.format(progress.bytes)
         if let total = progress.total, let fraction = progress.fraction {
             text += " of \(ByteCount.format(total)) (\(Int(fraction * 100))%)"

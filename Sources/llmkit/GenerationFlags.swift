@@ -135,7 +135,7 @@ enum GenerationFlags {
         guard let list = arguments.value("--tools") else { return [] }
         let webPage = WebPageTool(configuration: .init(allowsPrivateNetworks: arguments.has("--allow-local-network")))
         let available: [String: any ConversationTool] = [
-            "calculate": Calculator(), "convert_units": UnitConverter(), "load_webpage": webPage,
+            "calculate": CalculatorTool(), "convert_units": UnitConversionTool(), "load_webpage": webPage,
         ]
         return try list.split(separator: ",").map { name in
             let key = name.trimmingCharacters(in: .whitespaces)
@@ -165,7 +165,7 @@ struct ChatPrinter {
     let showThinking: Bool
 
     /// Streams the events and returns the response; the answer ends with a newline.
-    func stream(_ stream: ResponseStream) async throws -> Conversation.Response {
+    func stream(_ stream: Conversation.ResponseStream) async throws -> Conversation.Response {
         try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
             var printed = ""
             for try await event in stream where !json {

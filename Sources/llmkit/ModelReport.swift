@@ -19,7 +19,7 @@ struct ModelReport: Encodable {
     var sourceUrls: [String]?
     var addedAt: Date?
 
-    init(_ entry: LibraryEntry) {
+    init(_ entry: ModelLibrary.Entry) {
         id = entry.id
         name = entry.name
         path = entry.url.path
@@ -30,8 +30,8 @@ struct ModelReport: Encodable {
         selection = entry.selection.storageValue
     }
 
-    init(_ record: ModelRecord, in library: ModelLibrary) {
-        self.init(LibraryEntry(record: record, url: library.url(of: record)))
+    init(_ record: ModelLibrary.Record, in library: ModelLibrary) {
+        self.init(ModelLibrary.Entry(record: record, url: library.url(of: record)))
         sourceUrls = record.sourceURLs
         addedAt = record.addedAt
         architecture = record.architecture
@@ -50,7 +50,7 @@ struct ModelReport: Encodable {
         sha256 = nil
         source = "file"
         readOnly = false
-        selection = ModelSelection.file(file.url).storageValue
+        selection = ModelLibrary.Selection.file(file.url).storageValue
         describe(file)
     }
 

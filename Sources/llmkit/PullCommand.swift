@@ -52,13 +52,13 @@ enum PullCommand {
                 throw LLMKitError.libraryFailure(path: path, reason: "cannot read the listing: \(error.localizedDescription)")
             }
         }
-        let request = try ModelDownloadRequest(reference: reference, sha256: arguments.value("--sha256"), mirrors: mirrors,
+        let request = try ModelLibrary.DownloadRequest(reference: reference, sha256: arguments.value("--sha256"), mirrors: mirrors,
                                                name: arguments.value("--name"), listing: listing)
         let library = ModelLibrary()
         Console.message("pulling \(request.urls[0].absoluteString) into \(library.root.path)")
         let download = library.download(request)
         var view = DownloadProgressView()
-        let record: ModelRecord
+        let record: ModelLibrary.Record
         do {
             record = try await InterruptHandler.shared.whileRunning(cancel: { download.cancel() }) {
                 for await progress in download.progress { view.show(progress) }

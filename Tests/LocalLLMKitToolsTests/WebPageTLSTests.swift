@@ -22,7 +22,7 @@ struct WebPageTLSTests {
         do {
             let page = try await tool.call(.init(url: "https://127.0.0.1:\(server.port)/page"))
             Issue.record("a self-signed certificate was accepted: \(page.title ?? "")")
-        } catch let error as WebFetchError {
+        } catch let error as WebPageTool.FetchError {
             #expect(error.description.lowercased().contains("certificate"), "\(error)")
         }
     }

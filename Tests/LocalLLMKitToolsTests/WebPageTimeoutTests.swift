@@ -9,13 +9,13 @@ struct WebPageTimeoutTests {
     static let tool = WebPageTool(configuration: .init(timeout: .seconds(2), allowsPrivateNetworks: true))
 
     /// Runs `body`; returns what it threw and how long it took.
-    static func failure(_ body: () async throws -> Void) async -> (WebFetchError?, Duration) {
+    static func failure(_ body: () async throws -> Void) async -> (WebPageTool.FetchError?, Duration) {
         let start = ContinuousClock.now
         do {
             try await body()
             return (nil, start.duration(to: .now))
         } catch {
-            return (error as? WebFetchError ?? WebFetchError("\(error)", kind: .failed), start.duration(to: .now))
+            return (error as? WebPageTool.FetchError ?? WebPageTool.FetchError("\(error)", kind: .failed), start.duration(to: .now))
         }
     }
 

@@ -80,15 +80,15 @@ struct WebPageToolTests {
     }
 
     /// Records fetches, to prove that refused hosts are never contacted.
-    final class SpyFetcher: WebPageFetcher, @unchecked Sendable {
+    final class SpyFetcher: WebPageTool.Fetcher, @unchecked Sendable {
         private let lock = NSLock()
         private var urls: [URL] = []
         var fetched: [URL] { lock.withLock { urls } }
 
         func fetch(_ url: URL, timeout: Duration, maximumBytes: Int, allowsPrivateNetworks: Bool,
-                   allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> FetchedPage {
+                   allowsRedirect: @escaping @Sendable (URL) -> String?) async throws -> WebPageTool.FetchedPage {
             lock.withLock { urls.append(url) }
-            return FetchedPage(url: url, statusCode: 200, contentType: "text/plain", body: Data("ok".utf8), isTruncated: false)
+            return WebPageTool.FetchedPage(url: url, statusCode: 200, contentType: "text/plain", body: Data("ok".utf8), isTruncated: false)
         }
     }
 

@@ -29,7 +29,7 @@ var report: [String: String] = [:]
 do {
     let page = try await tool.call(.init(url: arguments[0]))
     report = ["url": page.url, "title": page.title ?? "", "text": page.text, "truncated": "\(page.truncated)"]
-} catch let error as WebFetchError {
+} catch let error as WebPageTool.FetchError {
     report = ["error": error.description, "kind": error.kind.rawValue]
 } catch {
     report = ["error": "\(error)", "kind": "other"]

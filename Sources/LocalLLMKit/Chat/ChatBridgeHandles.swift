@@ -46,7 +46,7 @@ struct ChatRenderRequest {
     var addGenerationPrompt: Bool
     var enableThinking: Bool
     var useJinja: Bool
-    var arguments: [String: TemplateArgument]
+    var arguments: [String: ChatTemplate.Argument]
     /// OpenAI-style tool definitions.
     var tools: [OrderedJSON] = []
     /// `auto`, `none` or `required`.

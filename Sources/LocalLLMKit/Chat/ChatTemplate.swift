@@ -153,14 +153,14 @@ public struct ChatTemplate: Sendable {
     /// - Throws: ``LLMKitError/templateFailed(reason:)``, ``LLMKitError/templateBoundExceeded(_:reason:)``,
     ///   or ``LLMKitError/invalidOption(name:reason:)`` for an argument that cannot be used.
     public func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
-                       arguments: [String: TemplateArgument] = [:]) throws -> RenderedChatPrompt {
+                       arguments: [String: ChatTemplate.Argument] = [:]) throws -> ChatTemplate.RenderedPrompt {
         try render(messages, addGenerationPrompt: addGenerationPrompt, enableThinking: enableThinking,
                    arguments: arguments, tools: [], toolChoice: "auto")
     }
 
     /// Renders with tool definitions (OpenAI style) and a tool choice (`auto`, `none`, `required`).
     func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
-                arguments: [String: TemplateArgument] = [:], tools: [OrderedJSON], toolChoice: String) throws -> RenderedChatPrompt {
+                arguments: [String: ChatTemplate.Argument] = [:], tools: [OrderedJSON], toolChoice: String) throws -> ChatTemplate.RenderedPrompt {
         if !tools.isEmpty && !supportsToolCalls {
             throw LLMKitError.toolsUnsupported(template: source.description)
         }
@@ -177,19 +177,19 @@ public struct ChatTemplate: Sendable {
         let details = try render.describe()
         let maskedPrompt = renders.count > 1 ? try? renders[1].get().describe().prompt : nil
         if let isolated = isolation.isolate(details.prompt, maskedRendering: maskedPrompt) {
-            return RenderedChatPrompt(details: details, isolated: isolated, render: render)
+            return ChatTemplate.RenderedPrompt(details: details, isolated: isolated, render: render)
         }
         let strict = isolation.strict()
         let strictRender = try ChatRenderHandle.render([request.replacingMessages(strict.neutralized)], with: handle)[0].get()
         let strictDetails = try strictRender.describe()
-        return RenderedChatPrompt(details: strictDetails, isolated: strict.splitAtSentinels(strictDetails.prompt),
+        return ChatTemplate.RenderedPrompt(details: strictDetails, isolated: strict.splitAtSentinels(strictDetails.prompt),
                                   render: strictRender)
     }
 
     /// Checks template arguments: they are rendered as template text, so their text must not
     /// hold a control-token text, and they must not replace what llama.cpp sets itself.
     /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
-    func check(_ arguments: [String: TemplateArgument]) throws {
+    func check(_ arguments: [String: ChatTemplate.Argument]) throws {
         for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
             if Conversation.Configuration.reservedTemplateArgumentNames.contains(name) {
                 throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
@@ -214,34 +214,36 @@ public struct ChatTemplate: Sendable {
     }
 }
 
-/// An extra value passed to a chat template (`chat_template_kwargs`).
-public enum TemplateArgument: Sendable, Equatable, Codable {
-    /// A boolean.
-    case bool(Bool)
-    /// A number.
-    case number(Double)
-    /// A string.
-    case string(String)
+extension ChatTemplate {
+    /// An extra value passed to a chat template (`chat_template_kwargs`).
+    public enum Argument: Sendable, Equatable, Codable {
+        /// A boolean.
+        case bool(Bool)
+        /// A number.
+        case number(Double)
+        /// A string.
+        case string(String)
 
-    /// Decodes a plain JSON boolean, number or string.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else {
-            self = .string(try container.decode(String.self))
+        /// Decodes a plain JSON boolean, number or string.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else if let value = try? container.decode(Double.self) {
+                self = .number(value)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
         }
-    }
 
-    /// Encodes the plain value.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .bool(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .string(let value): try container.encode(value)
+        /// Encodes the plain value.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .bool(let value): try container.encode(value)
+            case .number(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            }
         }
     }
 }

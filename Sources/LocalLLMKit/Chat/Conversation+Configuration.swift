@@ -1,7 +1,7 @@
 extension Conversation {
     /// What to do when a new turn does not fit in the context.
     public enum OverflowPolicy: String, Sendable, Equatable, Codable {
-        /// Throw ``LLMKitError/promptTooLong(tokens:limit:)`` before anything is evaluated.
+        /// Throw ``LocalModel/Error/promptTooLong(tokens:limit:)`` before anything is evaluated.
         case fail
         /// Drop the oldest turns (never the instructions) until the new turn fits.
         case dropOldestTurns
@@ -21,14 +21,14 @@ extension Conversation {
         /// evaluate the whole history again.
         public var usesFullSlidingWindowCache: Bool
         /// Extra template variables.
-        public var templateArguments: [String: TemplateArgument]
+        public var templateArguments: [String: ChatTemplate.Argument]
         /// Evaluate only what follows the longest prefix already in the cache (the default).
         /// Off, every turn evaluates the whole history again: slower, for comparison.
         public var reusesPromptCache: Bool
 
         /// Creates a configuration; every argument has a default.
         public init(chatTemplate: String? = nil, contextLength: Int? = nil, overflowPolicy: OverflowPolicy = .fail,
-                    usesFullSlidingWindowCache: Bool = true, templateArguments: [String: TemplateArgument] = [:],
+                    usesFullSlidingWindowCache: Bool = true, templateArguments: [String: ChatTemplate.Argument] = [:],
                     reusesPromptCache: Bool = true) {
             self.chatTemplate = chatTemplate
             self.contextLength = contextLength

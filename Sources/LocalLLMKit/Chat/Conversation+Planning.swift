@@ -3,7 +3,7 @@ struct TurnPlan {
     /// The earlier messages that stay (after any dropped turns).
     var history: [ChatMessage]
     /// The rendered prompt: history plus this turn's messages.
-    var rendered: RenderedChatPrompt
+    var rendered: ChatTemplate.RenderedPrompt
     /// Its tokens.
     var tokens: [Int32]
     /// Tokens kept free for the answer.
@@ -17,7 +17,7 @@ struct TurnPlan {
 extension Conversation {
     /// Renders the next turn (the new user message, and any tool calls and results this
     /// turn already added), dropping the oldest turns first if the policy allows.
-    func planTurn(_ pending: [ChatMessage], request: TurnRequest, toolChoice: ToolChoice = .none) throws -> TurnPlan {
+    func planTurn(_ pending: [ChatMessage], request: TurnRequest, toolChoice: Conversation.ToolChoice = .none) throws -> TurnPlan {
         var history = transcript
         var dropped = 0
         let reserved = try request.options.reservedTokens(inContextOf: contextLength)

@@ -13,10 +13,10 @@ extension Conversation {
     ///   - toolPolicy: which tools the model may call, and for how many rounds.
     public nonisolated func streamResponse(to prompt: String, format: OutputFormat = .text,
                                            options: CompletionOptions = .init(), thinking: Thinking = .disabled,
-                                           toolPolicy: ToolPolicy = .init()) -> ResponseStream {
+                                           toolPolicy: ToolPolicy = .init()) -> Conversation.ResponseStream {
         let flag = CancellationFlag()
         let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
-        return ResponseStream.start(flag: flag) { emit in
+        return Conversation.ResponseStream.start(flag: flag) { emit in
             try await self.serveTurn(prompt, request: request, flag: flag, emit: emit)
         }
     }
@@ -37,7 +37,7 @@ extension Conversation {
 
     /// The tool choice of a round: the requested one first, then `auto` (so that the
     /// model can answer once it has what it needed). Structured answers use no tools.
-    static func toolChoice(for request: TurnRequest, round: Int) -> ToolChoice {
+    static func toolChoice(for request: TurnRequest, round: Int) -> Conversation.ToolChoice {
         guard case .text = request.format else { return .none }
         if request.toolPolicy.choice == .none { return .none }
         return round == 0 ? request.toolPolicy.choice : .auto
@@ -45,7 +45,7 @@ extension Conversation {
 
     /// One turn, start to end: generation rounds on the model's thread, tool calls between them.
     private func serveTurn(_ prompt: String, request requested: TurnRequest, flag: CancellationFlag,
-                           emit: @escaping @Sendable (ResponseEvent) -> Void) async throws -> Response {
+                           emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> Response {
         await turnLock.lock()
         defer { turnLock.unlock() }
         var request = requested
@@ -112,7 +112,7 @@ extension Conversation {
     }
 
     /// Runs one round's tool calls concurrently, reporting each start and finish.
-    nonisolated func run(_ calls: [ToolInvocation], emit: @escaping @Sendable (ResponseEvent) -> Void) async -> [ToolInvocation] {
+    nonisolated func run(_ calls: [ToolInvocation], emit: @escaping @Sendable (Conversation.Event) -> Void) async -> [ToolInvocation] {
         let toolBox = self.toolBox
         return await withTaskGroup(of: (Int, ToolInvocation).self) { group in
             for (index, call) in calls.enumerated() {

@@ -22,24 +22,28 @@ extension Conversation {
     }
 }
 
-/// One event of a streamed conversation turn.
-public enum ResponseEvent: Sendable, Equatable {
-    /// More thinking.
-    case thinking(String)
-    /// More answer text.
-    case text(String)
-    /// A later parse changed text already streamed: these are the whole answer and
-    /// thinking so far, replacing everything streamed before.
-    case snapshot(text: String, thinking: String)
-    /// The model called a tool; it is about to run.
-    case toolCallStarted(ToolInvocation)
-    /// A tool finished; its output (or error) is in the invocation and goes back to the model.
-    /// The calls of one round run concurrently, so they finish in any order; the response's
-    /// `toolInvocations` keep the order of the calls.
-    case toolCallFinished(ToolInvocation)
-    /// The turn is over, after any tool rounds; always the last event, exactly once.
-    case done(Conversation.Response)
+extension Conversation {
+    /// One event of a streamed conversation turn.
+    public enum Event: Sendable, Equatable {
+        /// More thinking.
+        case thinking(String)
+        /// More answer text.
+        case text(String)
+        /// A later parse changed text already streamed: these are the whole answer and
+        /// thinking so far, replacing everything streamed before.
+        case snapshot(text: String, thinking: String)
+        /// The model called a tool; it is about to run.
+        case toolCallStarted(ToolInvocation)
+        /// A tool finished; its output (or error) is in the invocation and goes back to the model.
+        /// The calls of one round run concurrently, so they finish in any order; the response's
+        /// `toolInvocations` keep the order of the calls.
+        case toolCallFinished(ToolInvocation)
+        /// The turn is over, after any tool rounds; always the last event, exactly once.
+        case done(Conversation.Response)
+    }
 }
 
-/// A stream of ``ResponseEvent``s, ending with the turn's ``Conversation/Response``.
-public typealias ResponseStream = GenerationStream<ResponseEvent, Conversation.Response>
+extension Conversation {
+    /// A stream of ``Conversation/Event``s, ending with the turn's ``Conversation/Response``.
+    public typealias ResponseStream = GenerationStream<Conversation.Event, Conversation.Response>
+}

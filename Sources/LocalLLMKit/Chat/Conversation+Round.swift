@@ -12,8 +12,8 @@ struct RoundOutcome {
 
 extension Conversation {
     /// Renders the turn so far and generates once, streaming thinking and text events.
-    func generateRound(_ pending: [ChatMessage], request: TurnRequest, toolChoice: ToolChoice, round: Int,
-                       flag: CancellationFlag, emit: @escaping @Sendable (ResponseEvent) -> Void) throws -> RoundOutcome {
+    func generateRound(_ pending: [ChatMessage], request: TurnRequest, toolChoice: Conversation.ToolChoice, round: Int,
+                       flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) throws -> RoundOutcome {
         let plan = try planTurn(pending, request: request, toolChoice: toolChoice)
         guard plan.fits else {
             throw LocalModel.Error.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)

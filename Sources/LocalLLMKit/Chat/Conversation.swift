@@ -7,7 +7,7 @@ import Foundation
 /// let reply = try await conversation.respond(to: "Hi!")
 /// print(reply.text)
 ///
-/// for try await event in conversation.streamResponse(to: "Explain KV caches", options: .init(enableThinking: true)) {
+/// for try await event in conversation.streamResponse(to: "Explain KV caches", thinking: .enabled()) {
 ///     switch event {
 ///     case .thinking(let delta): print(delta, terminator: "")
 ///     case .text(let delta): print(delta, terminator: "")

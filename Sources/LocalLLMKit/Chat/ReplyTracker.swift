@@ -4,7 +4,7 @@ struct ReplyTracker {
     private(set) var reply = ParsedReply.empty
 
     /// The events that take the stream from the previous parse to `next`.
-    mutating func update(to next: ParsedReply) -> [ResponseEvent] {
+    mutating func update(to next: ParsedReply) -> [Conversation.Event] {
         defer { reply = next }
         guard let thinking = Self.delta(from: reply.reasoningContent, to: next.reasoningContent),
               let text = Self.delta(from: reply.content, to: next.content) else {

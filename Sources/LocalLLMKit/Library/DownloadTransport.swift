@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// How one HTTP transfer of a download began (as passed to `started`) or ended.
-public struct TransferResult: Sendable, Equatable {
+package struct TransferResult: Sendable, Equatable {
     /// The HTTP status code.
     public var statusCode: Int
     /// The file's whole size, when the server said (Content-Length or Content-Range).
@@ -27,7 +27,7 @@ public struct TransferResult: Sendable, Equatable {
 }
 
 /// A transfer that failed before the file was whole; the bytes written so far stay for a resume.
-public struct TransferInterrupted: Error, Sendable, CustomStringConvertible {
+package struct TransferInterrupted: Error, Sendable, CustomStringConvertible {
     /// What happened, e.g. `the host example.invalid could not be resolved (DNS lookup failed)`.
     public var description: String
     /// Whether trying again can help (a dropped connection, a timeout); false for causes that
@@ -42,7 +42,7 @@ public struct TransferInterrupted: Error, Sendable, CustomStringConvertible {
 }
 
 /// Fetches the bytes of a download into a file; replace it to fetch from elsewhere.
-public protocol DownloadTransport: Sendable {
+package protocol DownloadTransport: Sendable {
     /// GETs `url` into `file`, reporting the file's size as it grows and the whole size once
     /// the server has said it.
     ///
@@ -64,7 +64,7 @@ public protocol DownloadTransport: Sendable {
 }
 
 /// The default transport: Foundation's URLSession, streaming the body to the file.
-public struct URLSessionTransport: DownloadTransport {
+package struct URLSessionTransport: DownloadTransport {
     /// How long the connection may stay silent.
     public var idleTimeout: TimeInterval
 

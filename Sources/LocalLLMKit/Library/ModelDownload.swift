@@ -1,61 +1,65 @@
 import Foundation
 import Synchronization
 
-/// How far a download has got.
-public struct DownloadProgress: Sendable, Equatable {
-    /// Bytes on disk so far (including those of an earlier, interrupted attempt).
-    public var bytes: Int64
-    /// The whole size, when known.
-    public var total: Int64?
-    /// `bytes / total`, when the total is known.
-    public var fraction: Double? { total.flatMap { $0 > 0 ? Double(bytes) / Double($0) : nil } }
-    /// The current speed.
-    public var bytesPerSecond: Double
-    /// Whether this download is waiting for another one of the same URL (in this or another
-    /// process) to finish; `bytes` is then how far that one has got. Its result is reused
-    /// when it succeeds.
-    public var isWaiting = false
-}
-
-/// A download in progress: its progress as a stream, and the model it yields.
-public struct ModelDownload: Sendable {
-    /// Progress updates, until the download ends.
-    public let progress: AsyncStream<DownloadProgress>
-    let transfer: DownloadTransfer
-
-    /// The registered model, once the file is downloaded and verified.
-    /// - Throws: the error that stopped the download.
-    public var value: ModelRecord {
-        get async throws { try await transfer.task.value }
-    }
-
-    /// Stops the download (for every request sharing it). The bytes so far stay, so a
-    /// later download of the same model resumes.
-    public func cancel() {
-        transfer.cancel()
+extension ModelLibrary.Download {
+    /// How far a download has got.
+    public struct Progress: Sendable, Equatable {
+        /// Bytes on disk so far (including those of an earlier, interrupted attempt).
+        public var bytes: Int64
+        /// The whole size, when known.
+        public var total: Int64?
+        /// `bytes / total`, when the total is known.
+        public var fraction: Double? { total.flatMap { $0 > 0 ? Double(bytes) / Double($0) : nil } }
+        /// The current speed.
+        public var bytesPerSecond: Double
+        /// Whether this download is waiting for another one of the same URL (in this or another
+        /// process) to finish; `bytes` is then how far that one has got. Its result is reused
+        /// when it succeeds.
+        public var isWaiting = false
     }
 }
 
-/// One transfer, shared by every ``ModelDownload`` of the same model.
+extension ModelLibrary {
+    /// A download in progress: its progress as a stream, and the model it yields.
+    public struct Download: Sendable {
+        /// Progress updates, until the download ends.
+        public let progress: AsyncStream<ModelLibrary.Download.Progress>
+        let transfer: DownloadTransfer
+
+        /// The registered model, once the file is downloaded and verified.
+        /// - Throws: the error that stopped the download.
+        public var value: ModelLibrary.Record {
+            get async throws { try await transfer.task.value }
+        }
+
+        /// Stops the download (for every request sharing it). The bytes so far stay, so a
+        /// later download of the same model resumes.
+        public func cancel() {
+            transfer.cancel()
+        }
+    }
+}
+
+/// One transfer, shared by every ``ModelLibrary/Download`` of the same model.
 final class DownloadTransfer: Sendable {
     private let state = Mutex<State>(State())
 
     private struct State {
-        var subscribers: [AsyncStream<DownloadProgress>.Continuation] = []
-        var last: DownloadProgress?
+        var subscribers: [AsyncStream<ModelLibrary.Download.Progress>.Continuation] = []
+        var last: ModelLibrary.Download.Progress?
         var finished = false
-        var task: Task<ModelRecord, any Error>?
+        var task: Task<ModelLibrary.Record, any Error>?
     }
 
     /// The task that downloads, verifies and registers the model; set by ``start(_:)``
     /// before the transfer is shared.
-    var task: Task<ModelRecord, any Error> {
+    var task: Task<ModelLibrary.Record, any Error> {
         state.withLock { $0.task }!
     }
 
     /// A progress stream that starts with the latest update.
-    func subscribe() -> AsyncStream<DownloadProgress> {
-        let (stream, continuation) = AsyncStream<DownloadProgress>.makeStream(bufferingPolicy: .bufferingNewest(64))
+    func subscribe() -> AsyncStream<ModelLibrary.Download.Progress> {
+        let (stream, continuation) = AsyncStream<ModelLibrary.Download.Progress>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let finished = state.withLock { state -> Bool in
             if let last = state.last { continuation.yield(last) }
             if !state.finished { state.subscribers.append(continuation) }
@@ -65,7 +69,7 @@ final class DownloadTransfer: Sendable {
         return stream
     }
 
-    func publish(_ progress: DownloadProgress) {
+    func publish(_ progress: ModelLibrary.Download.Progress) {
         let subscribers = state.withLock { state in
             state.last = progress
             return state.subscribers
@@ -73,7 +77,7 @@ final class DownloadTransfer: Sendable {
         subscribers.forEach { $0.yield(progress) }
     }
 
-    func start(_ task: Task<ModelRecord, any Error>) {
+    func start(_ task: Task<ModelLibrary.Record, any Error>) {
         state.withLock { $0.task = task }
     }
 

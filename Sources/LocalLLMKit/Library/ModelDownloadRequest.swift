@@ -1,112 +1,114 @@
 import Foundation
 
-/// What to download: mirrors, and what the file must be.
-public struct ModelDownloadRequest: Sendable, Equatable {
-    /// URLs of the same file, tried in order.
-    public let urls: [URL]
-    /// The expected SHA-256; the file is deleted when it differs.
-    public let sha256: String?
-    /// The expected size in bytes.
-    public let bytes: Int64?
-    /// The file's name in the library.
-    public let fileName: String
-    /// A display name.
-    public let name: String?
+extension ModelLibrary {
+    /// What to download: mirrors, and what the file must be.
+    public struct DownloadRequest: Sendable, Equatable {
+        /// URLs of the same file, tried in order.
+        public let urls: [URL]
+        /// The expected SHA-256; the file is deleted when it differs.
+        public let sha256: String?
+        /// The expected size in bytes.
+        public let bytes: Int64?
+        /// The file's name in the library.
+        public let fileName: String
+        /// A display name.
+        public let name: String?
 
-    /// Creates a request.
-    /// - Parameters:
-    ///   - fileName: the name in the library (default: the URL's last component, with leading
-    ///     dots and unusable characters removed).
-    ///   - name: a display name; trimmed, and refused when empty, over 200 characters or
-    ///     holding control characters.
-    /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` for a bad URL or file name,
-    ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad name.
-    public init(urls: [URL], sha256: String? = nil, bytes: Int64? = nil, fileName: String? = nil, name: String? = nil) throws {
-        guard let first = urls.first else { throw LLMKitError.invalidModelReference("", reason: "no URL to download from") }
-        for url in urls {
-            guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
-                throw LLMKitError.invalidModelReference(url.absoluteString, reason: "only http and https URLs can be downloaded")
+        /// Creates a request.
+        /// - Parameters:
+        ///   - fileName: the name in the library (default: the URL's last component, with leading
+        ///     dots and unusable characters removed).
+        ///   - name: a display name; trimmed, and refused when empty, over 200 characters or
+        ///     holding control characters.
+        /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` for a bad URL or file name,
+        ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad name.
+        public init(urls: [URL], sha256: String? = nil, bytes: Int64? = nil, fileName: String? = nil, name: String? = nil) throws {
+            guard let first = urls.first else { throw LLMKitError.invalidModelReference("", reason: "no URL to download from") }
+            for url in urls {
+                guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
+                    throw LLMKitError.invalidModelReference(url.absoluteString, reason: "only http and https URLs can be downloaded")
+                }
+                if url.path.split(separator: "/").contains("..") {
+                    throw LLMKitError.invalidModelReference(url.absoluteString, reason: "`..` is not allowed in a path")
+                }
             }
-            if url.path.split(separator: "/").contains("..") {
-                throw LLMKitError.invalidModelReference(url.absoluteString, reason: "`..` is not allowed in a path")
+            if let sha256, !(sha256.count == 64 && sha256.allSatisfy(\.isHexDigit)) {
+                throw LLMKitError.invalidModelReference(sha256, reason: "a SHA-256 has 64 hexadecimal digits")
             }
+            self.urls = urls
+            self.sha256 = sha256?.lowercased()
+            self.bytes = bytes
+            // A name given explicitly must be right; one taken from the URL is made right.
+            self.fileName = try fileName.map(ModelLibrary.safeFileName) ?? ModelLibrary.storedFileName(first.lastPathComponent)
+            self.name = try name.map(ModelLibrary.Record.validatedName)
         }
-        if let sha256, !(sha256.count == 64 && sha256.allSatisfy(\.isHexDigit)) {
-            throw LLMKitError.invalidModelReference(sha256, reason: "a SHA-256 has 64 hexadecimal digits")
+
+        /// A catalog model, with its size and SHA-256.
+        public static func catalog(_ entry: ModelCatalog.Entry) -> ModelLibrary.DownloadRequest {
+            // Catalog entries are well-formed by construction.
+            try! ModelLibrary.DownloadRequest(urls: entry.urls, sha256: entry.sha256, bytes: entry.bytes, fileName: entry.file,
+                                      name: entry.displayName)
         }
-        self.urls = urls
-        self.sha256 = sha256?.lowercased()
-        self.bytes = bytes
-        // A name given explicitly must be right; one taken from the URL is made right.
-        self.fileName = try fileName.map(ModelLibrary.safeFileName) ?? ModelLibrary.storedFileName(first.lastPathComponent)
-        self.name = try name.map(ModelRecord.validatedName)
-    }
 
-    /// A catalog model, with its size and SHA-256.
-    public static func catalog(_ entry: CatalogEntry) -> ModelDownloadRequest {
-        // Catalog entries are well-formed by construction.
-        try! ModelDownloadRequest(urls: entry.urls, sha256: entry.sha256, bytes: entry.bytes, fileName: entry.file,
-                                  name: entry.displayName)
-    }
+        /// The default model, Gemma 3 270M (``ModelCatalog/gemma3_270m``).
+        public static var gemma3_270m: ModelLibrary.DownloadRequest { catalog(ModelCatalog.gemma3_270m) }
 
-    /// The default model, Gemma 3 270M (``ModelCatalog/gemma3_270m``).
-    public static var gemma3_270m: ModelDownloadRequest { catalog(ModelCatalog.gemma3_270m) }
+        /// LFM2 2.6B (``ModelCatalog/lfm2_2_6b``).
+        public static var lfm2_2_6b: ModelLibrary.DownloadRequest { catalog(ModelCatalog.lfm2_2_6b) }
 
-    /// LFM2 2.6B (``ModelCatalog/lfm2_2_6b``).
-    public static var lfm2_2_6b: ModelDownloadRequest { catalog(ModelCatalog.lfm2_2_6b) }
-
-    /// A request from a reference:
-    /// - `https://…` (or `http://…`) URLs;
-    /// - `hf:org/repo/path/file.gguf` (a file of a Hugging Face repository);
-    /// - `org/repo:QUANT`, resolved against `listing` (the repository's file names) or the catalog;
-    /// - a catalog id such as `gemma-3-270m`.
-    /// - Parameters:
-    ///   - mirrors: more URLs of the same file, tried after the first.
-    /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` naming the reference.
-    public init(reference: String, sha256: String? = nil, mirrors: [URL] = [], name: String? = nil,
-                listing: [String]? = nil) throws {
-        if let entry = ModelCatalog.entry(reference) {
-            if let sha256, sha256.lowercased() != entry.sha256 {
-                throw LLMKitError.invalidModelReference(sha256, reason: "\(reference) has SHA-256 \(entry.sha256) in the catalog")
+        /// A request from a reference:
+        /// - `https://…` (or `http://…`) URLs;
+        /// - `hf:org/repo/path/file.gguf` (a file of a Hugging Face repository);
+        /// - `org/repo:QUANT`, resolved against `listing` (the repository's file names) or the catalog;
+        /// - a catalog id such as `gemma-3-270m`.
+        /// - Parameters:
+        ///   - mirrors: more URLs of the same file, tried after the first.
+        /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` naming the reference.
+        public init(reference: String, sha256: String? = nil, mirrors: [URL] = [], name: String? = nil,
+                    listing: [String]? = nil) throws {
+            if let entry = ModelCatalog.entry(reference) {
+                if let sha256, sha256.lowercased() != entry.sha256 {
+                    throw LLMKitError.invalidModelReference(sha256, reason: "\(reference) has SHA-256 \(entry.sha256) in the catalog")
+                }
+                try self.init(urls: entry.urls + mirrors, sha256: entry.sha256, bytes: entry.bytes, fileName: entry.file,
+                              name: name ?? entry.displayName)
+                return
             }
-            try self.init(urls: entry.urls + mirrors, sha256: entry.sha256, bytes: entry.bytes, fileName: entry.file,
-                          name: name ?? entry.displayName)
-            return
+            let (url, catalogMatch) = try Self.resolve(reference, listing: listing)
+            try self.init(urls: [url] + mirrors, sha256: sha256 ?? catalogMatch?.sha256, bytes: catalogMatch?.bytes,
+                          name: name ?? catalogMatch?.displayName)
         }
-        let (url, catalogMatch) = try Self.resolve(reference, listing: listing)
-        try self.init(urls: [url] + mirrors, sha256: sha256 ?? catalogMatch?.sha256, bytes: catalogMatch?.bytes,
-                      name: name ?? catalogMatch?.displayName)
-    }
 
-    private static func resolve(_ reference: String, listing: [String]?) throws -> (URL, CatalogEntry?) {
-        func fail(_ reason: String) -> LLMKitError { .invalidModelReference(reference, reason: reason) }
-        if reference.hasPrefix("https://") || reference.hasPrefix("http://") {
-            guard let url = URL(string: reference) else { throw fail("not a URL") }
-            return (url, ModelCatalog.all.first { $0.urls.contains(url) })
-        }
-        if reference.hasPrefix("hf:") {
-            let parts = reference.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count >= 3, parts.allSatisfy({ !$0.isEmpty && $0 != ".." && $0 != "." }) else {
-                throw fail("expected hf:org/repo/path/file.gguf")
+        private static func resolve(_ reference: String, listing: [String]?) throws -> (URL, ModelCatalog.Entry?) {
+            func fail(_ reason: String) -> LLMKitError { .invalidModelReference(reference, reason: reason) }
+            if reference.hasPrefix("https://") || reference.hasPrefix("http://") {
+                guard let url = URL(string: reference) else { throw fail("not a URL") }
+                return (url, ModelCatalog.all.first { $0.urls.contains(url) })
             }
-            let repository = parts.prefix(2).joined(separator: "/"), path = parts.dropFirst(2).joined(separator: "/")
-            guard let url = URL(string: "https://huggingface.co/\(repository)/resolve/main/\(path)") else { throw fail("not a valid path") }
-            return (url, ModelCatalog.all.first { $0.repository == repository && $0.file == path })
+            if reference.hasPrefix("hf:") {
+                let parts = reference.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count >= 3, parts.allSatisfy({ !$0.isEmpty && $0 != ".." && $0 != "." }) else {
+                    throw fail("expected hf:org/repo/path/file.gguf")
+                }
+                let repository = parts.prefix(2).joined(separator: "/"), path = parts.dropFirst(2).joined(separator: "/")
+                guard let url = URL(string: "https://huggingface.co/\(repository)/resolve/main/\(path)") else { throw fail("not a valid path") }
+                return (url, ModelCatalog.all.first { $0.repository == repository && $0.file == path })
+            }
+            guard let colon = reference.lastIndex(of: ":") else {
+                throw fail("expected an https URL, hf:org/repo/file.gguf, org/repo:QUANT or a catalog id (\(ModelCatalog.all.map(\.id).joined(separator: ", ")))")
+            }
+            let repository = String(reference[..<colon]), quantization = String(reference[reference.index(after: colon)...])
+            guard repository.split(separator: "/").count == 2, !repository.contains(".."), !quantization.isEmpty else {
+                throw fail("expected org/repo:QUANT")
+            }
+            let files = listing ?? ModelCatalog.all.filter { $0.repository == repository }.map(\.file)
+            let matches = files.filter { $0.hasSuffix(".gguf") && $0.lowercased().contains(quantization.lowercased()) }
+            guard matches.count == 1, let file = matches.first, !file.split(separator: "/").contains("..") else {
+                throw fail(matches.isEmpty
+                           ? "no .gguf file for \(quantization) in \(listing == nil ? "the catalog" : "the listing")\(listing == nil ? "; pass the repository's file listing" : "")"
+                           : "several files match \(quantization): \(matches.joined(separator: ", "))")
+            }
+            return try resolve("hf:\(repository)/\(file)", listing: nil)
         }
-        guard let colon = reference.lastIndex(of: ":") else {
-            throw fail("expected an https URL, hf:org/repo/file.gguf, org/repo:QUANT or a catalog id (\(ModelCatalog.all.map(\.id).joined(separator: ", ")))")
-        }
-        let repository = String(reference[..<colon]), quantization = String(reference[reference.index(after: colon)...])
-        guard repository.split(separator: "/").count == 2, !repository.contains(".."), !quantization.isEmpty else {
-            throw fail("expected org/repo:QUANT")
-        }
-        let files = listing ?? ModelCatalog.all.filter { $0.repository == repository }.map(\.file)
-        let matches = files.filter { $0.hasSuffix(".gguf") && $0.lowercased().contains(quantization.lowercased()) }
-        guard matches.count == 1, let file = matches.first, !file.split(separator: "/").contains("..") else {
-            throw fail(matches.isEmpty
-                       ? "no .gguf file for \(quantization) in \(listing == nil ? "the catalog" : "the listing")\(listing == nil ? "; pass the repository's file listing" : "")"
-                       : "several files match \(quantization): \(matches.joined(separator: ", "))")
-        }
-        return try resolve("hf:\(repository)/\(file)", listing: nil)
     }
 }

@@ -1,57 +1,59 @@
 import Foundation
 
-/// A model the library can load: one it manages, or one found in another program's cache.
-public struct LibraryEntry: Sendable, Equatable, Identifiable {
-    /// Where it lives.
-    public enum Source: String, Sendable, Equatable, Codable {
-        /// Managed by the library.
-        case library
-        /// Found in the Hugging Face hub cache.
-        case huggingFace = "hugging_face"
-        /// Found in Ollama's model store.
-        case ollama
-    }
+extension ModelLibrary {
+    /// A model the library can load: one it manages, or one found in another program's cache.
+    public struct Entry: Sendable, Equatable, Identifiable {
+        /// Where it lives.
+        public enum Source: String, Sendable, Equatable, Codable {
+            /// Managed by the library.
+            case library
+            /// Found in the Hugging Face hub cache.
+            case huggingFace = "hugging_face"
+            /// Found in Ollama's model store.
+            case ollama
+        }
 
-    /// The library id, or the cache reference (`hf-cache:org/repo@rev/file.gguf`, `ollama:name:tag`).
-    public var id: String
-    /// A display name.
-    public var name: String
-    /// The GGUF file.
-    public var url: URL
-    /// Its size in bytes.
-    public var bytes: Int64
-    /// Its SHA-256 when known (library models, Ollama blobs).
-    public var sha256: String?
-    /// Where it lives.
-    public var source: Source
-    /// Whether it belongs to another program: listed and loadable, never changed or deleted.
-    public var isReadOnly: Bool { source != .library }
-    /// A string that finds this model again later (see ``ModelSelection``).
-    public var selection: ModelSelection { ModelSelection(source == .library ? "library:\(id)" : id) }
+        /// The library id, or the cache reference (`hf-cache:org/repo@rev/file.gguf`, `ollama:name:tag`).
+        public var id: String
+        /// A display name.
+        public var name: String
+        /// The GGUF file.
+        public var url: URL
+        /// Its size in bytes.
+        public var bytes: Int64
+        /// Its SHA-256 when known (library models, Ollama blobs).
+        public var sha256: String?
+        /// Where it lives.
+        public var source: Source
+        /// Whether it belongs to another program: listed and loadable, never changed or deleted.
+        public var isReadOnly: Bool { source != .library }
+        /// A string that finds this model again later (see ``ModelLibrary/Selection``).
+        public var selection: ModelLibrary.Selection { ModelLibrary.Selection(source == .library ? "library:\(id)" : id) }
 
-    /// The entry of a managed model whose file is at `url`.
-    public init(record: ModelRecord, url: URL) {
-        self.init(id: record.id, name: record.name, url: url, bytes: record.bytes, sha256: record.sha256, source: .library)
-    }
+        /// The entry of a managed model whose file is at `url`.
+        public init(record: ModelLibrary.Record, url: URL) {
+            self.init(id: record.id, name: record.name, url: url, bytes: record.bytes, sha256: record.sha256, source: .library)
+        }
 
-    init(id: String, name: String, url: URL, bytes: Int64, sha256: String?, source: Source) {
-        self.id = id
-        self.name = name
-        self.url = url
-        self.bytes = bytes
-        self.sha256 = sha256
-        self.source = source
+        init(id: String, name: String, url: URL, bytes: Int64, sha256: String?, source: Source) {
+            self.id = id
+            self.name = name
+            self.url = url
+            self.bytes = bytes
+            self.sha256 = sha256
+            self.source = source
+        }
     }
 }
 
 extension ModelLibrary {
     /// Every model: the managed ones, then those of the Hugging Face and Ollama caches.
-    public func entries() throws -> [LibraryEntry] {
-        try models().map { LibraryEntry(record: $0, url: url(of: $0)) } + discovered()
+    public func entries() throws -> [ModelLibrary.Entry] {
+        try models().map { ModelLibrary.Entry(record: $0, url: url(of: $0)) } + discovered()
     }
 
     /// The GGUF models of the Hugging Face hub cache and Ollama's store.
-    public func discovered() -> [LibraryEntry] {
+    public func discovered() -> [ModelLibrary.Entry] {
         HuggingFaceCache(environment: environment).models() + OllamaStore(environment: environment).models()
     }
 }
@@ -70,10 +72,10 @@ struct HuggingFaceCache {
         }
     }
 
-    func models() -> [LibraryEntry] {
+    func models() -> [ModelLibrary.Entry] {
         let manager = FileManager.default
         guard let repositories = try? manager.contentsOfDirectory(atPath: root.path) else { return [] }
-        var entries: [LibraryEntry] = []
+        var entries: [ModelLibrary.Entry] = []
         for folder in repositories.sorted() where folder.hasPrefix("models--") {
             let repository = folder.dropFirst("models--".count).replacingOccurrences(of: "--", with: "/")
             let snapshots = root.appending(path: folder).appending(path: "snapshots")
@@ -84,7 +86,7 @@ struct HuggingFaceCache {
                     let file = base.appending(path: relative)
                     let resolved = file.resolvingSymlinksInPath()
                     guard let size = (try? manager.attributesOfItem(atPath: resolved.path))?[.size] as? NSNumber else { continue }
-                    entries.append(LibraryEntry(id: "hf-cache:\(repository)@\(revision)/\(relative)",
+                    entries.append(ModelLibrary.Entry(id: "hf-cache:\(repository)@\(revision)/\(relative)",
                                                 name: "\(repository)/\(relative)", url: file, bytes: size.int64Value,
                                                 sha256: nil, source: .huggingFace))
                 }
@@ -124,10 +126,10 @@ struct OllamaStore {
         let layers: [Layer]
     }
 
-    func models() -> [LibraryEntry] {
+    func models() -> [ModelLibrary.Entry] {
         let manifests = root.appending(path: "manifests")
         guard let walker = FileManager.default.enumerator(atPath: manifests.path) else { return [] }
-        var entries: [LibraryEntry] = []
+        var entries: [ModelLibrary.Entry] = []
         for case let relative as String in walker {
             let parts = relative.split(separator: "/")
             guard parts.count == 4, let entry = entry(registry: parts[0], namespace: parts[1], name: parts[2], tag: parts[3]) else {
@@ -138,7 +140,7 @@ struct OllamaStore {
         return entries.sorted { $0.id < $1.id }
     }
 
-    private func entry(registry: Substring, namespace: Substring, name: Substring, tag: Substring) -> LibraryEntry? {
+    private func entry(registry: Substring, namespace: Substring, name: Substring, tag: Substring) -> ModelLibrary.Entry? {
         let manifest = root.appending(path: "manifests/\(registry)/\(namespace)/\(name)/\(tag)")
         guard let data = try? Data(contentsOf: manifest),
               let parsed = try? JSONDecoder().decode(Manifest.self, from: data),
@@ -149,7 +151,7 @@ struct OllamaStore {
         let blob = root.appending(path: "blobs/sha256-\(hex)")
         guard let size = (try? FileManager.default.attributesOfItem(atPath: blob.path))?[.size] as? NSNumber else { return nil }
         let model = namespace == "library" ? "\(name)" : "\(namespace)/\(name)"
-        return LibraryEntry(id: "ollama:\(model):\(tag)", name: "\(model):\(tag)", url: blob, bytes: size.int64Value,
+        return ModelLibrary.Entry(id: "ollama:\(model):\(tag)", name: "\(model):\(tag)", url: blob, bytes: size.int64Value,
                             sha256: hex, source: .ollama)
     }
 }

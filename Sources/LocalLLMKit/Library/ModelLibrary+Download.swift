@@ -7,7 +7,7 @@ extension ModelLibrary {
     /// the one the server announced), and its GGUF header.
     ///
     /// Each URL's bytes go to one `.partial` file, guarded by a lock that other processes
-    /// honour: a second download of the same URL waits (``DownloadProgress/isWaiting``) and
+    /// honour: a second download of the same URL waits (``ModelLibrary/Download/Progress/isWaiting``) and
     /// reuses the first one's model. An interrupted download (a dropped connection, a
     /// cancellation, a restart) resumes with HTTP `Range` and `If-Range`, so that the server
     /// sends the rest of the same version of the file or, when it has changed, the whole new
@@ -21,7 +21,7 @@ extension ModelLibrary {
     /// for await progress in download.progress { print(progress.bytes, progress.fraction ?? 0) }
     /// let record = try await download.value
     /// ```
-    public nonisolated func download(_ request: ModelDownloadRequest) -> ModelDownload {
+    public nonisolated func download(_ request: ModelLibrary.DownloadRequest) -> ModelLibrary.Download {
         let key = request.sha256 ?? SHA256Digest.hex(of: Data(request.urls[0].absoluteString.utf8))
         // The task starts before the transfer is shared, so that every sharer finds it.
         let transfer = transfers.withLock { running -> DownloadTransfer in
@@ -37,7 +37,7 @@ extension ModelLibrary {
             running[key] = transfer
             return transfer
         }
-        return ModelDownload(progress: transfer.subscribe(), transfer: transfer)
+        return ModelLibrary.Download(progress: transfer.subscribe(), transfer: transfer)
     }
 
     /// How many times one mirror is tried when its failures may be passing ones.
@@ -49,7 +49,7 @@ extension ModelLibrary {
     }
 
     /// Tries the mirrors in turn; the error names every mirror's failure.
-    private func perform(_ request: ModelDownloadRequest, transfer: DownloadTransfer) async throws -> ModelRecord {
+    private func perform(_ request: ModelLibrary.DownloadRequest, transfer: DownloadTransfer) async throws -> ModelLibrary.Record {
         if let sha256 = request.sha256, let existing = try models().first(where: { $0.sha256 == sha256 }) {
             return existing
         }
@@ -84,11 +84,11 @@ extension ModelLibrary {
     }
 
     /// Downloads one URL under its lock, then verifies and registers the file.
-    private func download(_ url: URL, request: ModelDownloadRequest, in files: PartialDownloadFiles,
-                          transfer: DownloadTransfer) async throws -> ModelRecord {
+    private func download(_ url: URL, request: ModelLibrary.DownloadRequest, in files: PartialDownloadFiles,
+                          transfer: DownloadTransfer) async throws -> ModelLibrary.Record {
         let waitStart = Date()
         let lock = try await FileLock.acquire(files.lock) {
-            transfer.publish(DownloadProgress(bytes: LibraryFiles.size(of: files.partial), total: request.bytes,
+            transfer.publish(ModelLibrary.Download.Progress(bytes: LibraryFiles.size(of: files.partial), total: request.bytes,
                                               bytesPerSecond: 0, isWaiting: true))
         }
         defer {
@@ -134,7 +134,7 @@ extension ModelLibrary {
             let start = clock.now, startBytes = LibraryFiles.size(of: files.partial)
             let progress: @Sendable (Int64, Int64?) -> Void = { bytes, total in
                 let seconds = max((clock.now - start).seconds, 1e-3)
-                transfer.publish(DownloadProgress(bytes: bytes, total: expectedBytes ?? total,
+                transfer.publish(ModelLibrary.Download.Progress(bytes: bytes, total: expectedBytes ?? total,
                                                   bytesPerSecond: Double(bytes - startBytes) / seconds))
             }
             let started: @Sendable (TransferResult) throws -> Void = { response in
@@ -182,7 +182,7 @@ extension ModelLibrary {
 
     /// Moves the downloaded file into a staging folder (so that nothing else can change it
     /// any more), checks it there and registers it; a file that fails is deleted.
-    private func verifyAndInstall(_ partial: URL, from url: URL, request: ModelDownloadRequest, totalBytes: Int64?) async throws -> ModelRecord {
+    private func verifyAndInstall(_ partial: URL, from url: URL, request: ModelLibrary.DownloadRequest, totalBytes: Int64?) async throws -> ModelLibrary.Record {
         let expectedSize = request.bytes ?? totalBytes
         guard request.sha256 != nil || expectedSize != nil else {
             try? LibraryFiles.removeTree(at: partial)
@@ -207,7 +207,7 @@ extension ModelLibrary {
             } catch LocalModel.Error.invalidModelFile(_, let reason) {
                 throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
             }
-            let record = ModelRecord(file: header, sha256: sha256, name: request.name, fileName: request.fileName,
+            let record = ModelLibrary.Record(file: header, sha256: sha256, name: request.name, fileName: request.fileName,
                                      sourceURLs: request.urls.map(\.absoluteString))
             return try await commit(staging, record: record)
         } catch {

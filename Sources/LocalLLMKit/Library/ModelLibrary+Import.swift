@@ -19,12 +19,12 @@ extension ModelLibrary {
     /// - Parameters:
     ///   - name: a display name (default: the file's `general.name`); trimmed, and refused
     ///     when empty, over 200 characters or holding control characters.
-    /// - Throws: ``LLMKitError/modelFileNotFound(path:)``, ``LLMKitError/invalidModelFile(path:reason:)``,
+    /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)``, ``LocalModel/Error/invalidModelFile(path:reason:)``,
     ///   ``LLMKitError/invalidModelReference(_:reason:)`` (a link with `moving`, a file of the library itself),
     ///   ``LLMKitError/invalidOption(name:reason:)`` (the name), ``LLMKitError/insufficientDiskSpace(path:needed:available:)``
     ///   or ``LLMKitError/libraryFailure(path:reason:)``.
-    public func importModel(at url: URL, moving: Bool = false, name: String? = nil) async throws -> ModelRecord {
-        let displayName = try name.map(ModelRecord.validatedName)
+    public func importModel(at url: URL, moving: Bool = false, name: String? = nil) async throws -> ModelLibrary.Record {
+        let displayName = try name.map(ModelLibrary.Record.validatedName)
         let source = try importSource(url, moving: moving)
         _ = try GGUFFile(contentsOf: source)                    // fail fast, before copying gigabytes
         try createRoot()
@@ -48,7 +48,7 @@ extension ModelLibrary {
             } catch LocalModel.Error.invalidModelFile(_, let reason) {
                 throw LocalModel.Error.invalidModelFile(path: url.path, reason: "\(reason) (the file changed while it was imported)")
             }
-            let record = ModelRecord(file: file, sha256: sha256, name: displayName, fileName: fileName, sourceURLs: [])
+            let record = ModelLibrary.Record(file: file, sha256: sha256, name: displayName, fileName: fileName, sourceURLs: [])
             let installed = try await commit(staging, record: record)
             if moving && !renamed { unlink(source.path) }       // moved across volumes: the library has its copy now
             return installed

@@ -42,10 +42,10 @@ extension ModelLibrary {
     /// disk): writes `metadata.json`, then, under the library's lock, renames the folder to
     /// the model's id. A model with the same SHA-256 that is already there wins: it is
     /// returned and the staging folder deleted. On an error the caller discards `staging`.
-    func commit(_ staging: Staging, record: ModelRecord) async throws -> ModelRecord {
+    func commit(_ staging: Staging, record: ModelLibrary.Record) async throws -> ModelLibrary.Record {
         try Task.checkCancellation()
         removeAbandonedWork()
-        try LibraryFiles.writeAtomically(ModelRecord.encoder.encode(record), to: staging.file("metadata.json"))
+        try LibraryFiles.writeAtomically(ModelLibrary.Record.encoder.encode(record), to: staging.file("metadata.json"))
         let lock = try await lock()
         defer { lock.release() }
         if let existing = try models().first(where: { $0.sha256 == record.sha256 }) {

@@ -53,12 +53,18 @@ public actor ModelLibrary {
     /// - Parameters:
     ///   - root: the folder.
     ///   - environment: where to look for `HF_HUB_CACHE`, `HF_HOME`, `OLLAMA_MODELS`.
-    ///   - freeSpace: how free disk space is measured (tests can pretend the disk is full).
-    ///   - transport: how files are fetched (URLSession by default).
     public init(root: URL = ModelLibrary.defaultRoot(),
-                environment: [String: String] = ProcessInfo.processInfo.environment,
-                freeSpace: @escaping @Sendable (URL) -> Int64? = ModelLibrary.volumeFreeSpace,
-                transport: any DownloadTransport = URLSessionTransport()) {
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.init(root: root, environment: environment, freeSpace: ModelLibrary.volumeFreeSpace,
+                  transport: URLSessionTransport())
+    }
+
+    /// A library with its test seams set.
+    /// - Parameters:
+    ///   - freeSpace: how free disk space is measured (tests can pretend the disk is full).
+    ///   - transport: how files are fetched.
+    package init(root: URL, environment: [String: String], freeSpace: @escaping @Sendable (URL) -> Int64?,
+                 transport: any DownloadTransport) {
         self.root = root
         self.environment = environment
         self.freeSpace = freeSpace
@@ -66,7 +72,7 @@ public actor ModelLibrary {
     }
 
     /// Free bytes on the volume that holds `url` (or its nearest existing parent).
-    public static let volumeFreeSpace: @Sendable (URL) -> Int64? = { url in
+    package static let volumeFreeSpace: @Sendable (URL) -> Int64? = { url in
         var probe = url
         while !FileManager.default.fileExists(atPath: probe.path) && probe.path != "/" { probe.deleteLastPathComponent() }
         let attributes = try? FileManager.default.attributesOfFileSystem(forPath: probe.path)
@@ -77,7 +83,7 @@ public actor ModelLibrary {
 
     /// The managed models, by name.
     /// - Throws: ``LLMKitError/libraryFailure(path:reason:)`` when the folder cannot be read.
-    public func models() throws -> [ModelRecord] {
+    public func models() throws -> [ModelLibrary.Record] {
         try managedModels().map(\.record)
     }
 
@@ -85,7 +91,7 @@ public actor ModelLibrary {
     /// the library count (a symbolic link never does), whose `metadata.json` is valid for that
     /// folder's name and whose model file is a regular file in it: so everything listed, and
     /// everything ``delete(_:beforeRemoving:)`` can reach, lies inside the library.
-    func managedModels() throws -> [(record: ModelRecord, folder: URL)] {
+    func managedModels() throws -> [(record: ModelLibrary.Record, folder: URL)] {
         guard FileManager.default.fileExists(atPath: root.path) else { return [] }
         let names: [String]
         do {
@@ -94,7 +100,7 @@ public actor ModelLibrary {
             throw LLMKitError.libraryFailure(path: root.path, reason: error.localizedDescription)
         }
         return names.filter { !$0.hasPrefix(".") }
-            .compactMap { name -> (record: ModelRecord, folder: URL)? in
+            .compactMap { name -> (record: ModelLibrary.Record, folder: URL)? in
                 let folder = root.appending(path: name)
                 guard LibraryFiles.kind(at: folder) == .directory, let record = Self.readRecord(in: folder),
                       record.isValid(inFolderNamed: name),
@@ -105,18 +111,18 @@ public actor ModelLibrary {
     }
 
     /// The managed model with this id or name.
-    public func model(_ idOrName: String) throws -> ModelRecord? {
+    public func model(_ idOrName: String) throws -> ModelLibrary.Record? {
         try managedModel(idOrName)?.record
     }
 
     /// The managed model with this id (first) or name, and its folder.
-    func managedModel(_ idOrName: String) throws -> (record: ModelRecord, folder: URL)? {
+    func managedModel(_ idOrName: String) throws -> (record: ModelLibrary.Record, folder: URL)? {
         let models = try managedModels()
         return models.first { $0.record.id == idOrName } ?? models.first { $0.record.name == idOrName }
     }
 
     /// The GGUF file of a managed model.
-    public nonisolated func url(of record: ModelRecord) -> URL {
+    public nonisolated func url(of record: ModelLibrary.Record) -> URL {
         record.folder(in: root).appending(path: record.fileName)
     }
 
@@ -127,7 +133,7 @@ public actor ModelLibrary {
     /// - Throws: ``LLMKitError/modelNotInLibrary(_:)``, ``LLMKitError/readOnlyModel(_:)`` for a
     ///   model of another program's cache, or ``LLMKitError/libraryFailure(path:reason:)``.
     @discardableResult
-    public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelRecord) async -> Void)? = nil) async throws -> ModelRecord {
+    public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelLibrary.Record) async -> Void)? = nil) async throws -> ModelLibrary.Record {
         guard let (record, folder) = try managedModel(idOrName) else {
             if discovered().contains(where: { $0.id == idOrName || $0.name == idOrName }) {
                 throw LLMKitError.readOnlyModel(idOrName)
@@ -187,15 +193,15 @@ public actor ModelLibrary {
 
     /// The record in `folder`'s `metadata.json`, or nil when it is missing, not a regular
     /// file, over 1 MiB or not a record.
-    static func readRecord(in folder: URL) -> ModelRecord? {
+    static func readRecord(in folder: URL) -> ModelLibrary.Record? {
         guard let data = try? LibraryFiles.readSmallFile(at: folder.appending(path: "metadata.json"), limit: 1 << 20) else {
             return nil
         }
-        return try? ModelRecord.decoder.decode(ModelRecord.self, from: data)
+        return try? ModelLibrary.Record.decoder.decode(ModelLibrary.Record.self, from: data)
     }
 }
 
-extension ModelRecord {
+extension ModelLibrary.Record {
     /// The model's folder in a library (for records of ``ModelLibrary/models()``, whose id
     /// is checked to be that folder's name).
     func folder(in root: URL) -> URL { root.appending(path: id) }

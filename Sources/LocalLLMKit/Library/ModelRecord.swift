@@ -1,121 +1,123 @@
 import Foundation
 
-/// A model managed by a ``ModelLibrary``: its file and what is known about it. Stored as
-/// `metadata.json` next to the file.
-public struct ModelRecord: Codable, Sendable, Equatable, Identifiable {
-    /// A stable id: the name as a slug, plus the start of the SHA-256.
-    public var id: String
-    /// A display name.
-    public var name: String
-    /// The GGUF file's name inside the model's folder.
-    public var fileName: String
-    /// The file's size in bytes.
-    public var bytes: Int64
-    /// The file's SHA-256, 64 lowercase hexadecimal digits.
-    public var sha256: String
-    /// Where it was downloaded from (empty for an import).
-    public var sourceURLs: [String]
-    /// `general.architecture`.
-    public var architecture: String?
-    /// The number of weights.
-    public var parameterCount: Int64
-    /// The quantization scheme, e.g. `Q4_K_M`.
-    public var quantization: String?
-    /// The training context length.
-    public var trainingContextLength: Int?
-    /// Whether the file embeds a chat template.
-    public var hasChatTemplate: Bool
-    /// When it was added.
-    public var addedAt: Date
+extension ModelLibrary {
+    /// A model managed by a ``ModelLibrary``: its file and what is known about it. Stored as
+    /// `metadata.json` next to the file.
+    public struct Record: Codable, Sendable, Equatable, Identifiable {
+        /// A stable id: the name as a slug, plus the start of the SHA-256.
+        public var id: String
+        /// A display name.
+        public var name: String
+        /// The GGUF file's name inside the model's folder.
+        public var fileName: String
+        /// The file's size in bytes.
+        public var bytes: Int64
+        /// The file's SHA-256, 64 lowercase hexadecimal digits.
+        public var sha256: String
+        /// Where it was downloaded from (empty for an import).
+        public var sourceURLs: [String]
+        /// `general.architecture`.
+        public var architecture: String?
+        /// The number of weights.
+        public var parameterCount: Int64
+        /// The quantization scheme, e.g. `Q4_K_M`.
+        public var quantization: String?
+        /// The training context length.
+        public var trainingContextLength: Int?
+        /// Whether the file embeds a chat template.
+        public var hasChatTemplate: Bool
+        /// When it was added.
+        public var addedAt: Date
 
-    /// A string that finds this model again after a restart: persist
-    /// `selection.storageValue` and pass it to ``ModelLibrary/resolve(_:)``.
-    public var selection: ModelSelection { ModelSelection("library:" + id) }
+        /// A string that finds this model again after a restart: persist
+        /// `selection.storageValue` and pass it to ``ModelLibrary/resolve(_:)``.
+        public var selection: ModelLibrary.Selection { ModelLibrary.Selection("library:" + id) }
 
-    /// Describes a GGUF file whose SHA-256 is known. Without `name`, the file's own
-    /// `general.name` (cleaned: it is whatever the file says) or its file name is used.
-    init(file: GGUFFile, sha256: String, name: String?, fileName: String, sourceURLs: [String]) {
-        let displayName = name ?? file.name.flatMap(Self.cleanedName)
-            ?? Self.cleanedName(String(fileName.dropLast(fileName.hasSuffix(".gguf") ? 5 : 0))) ?? "model"
-        self.id = Self.slug(displayName) + "-" + sha256.prefix(8)
-        self.name = displayName
-        self.fileName = fileName
-        self.bytes = file.fileSize
-        self.sha256 = sha256
-        self.sourceURLs = sourceURLs
-        self.architecture = file.architecture
-        self.parameterCount = file.parameterCount
-        self.quantization = file.quantization
-        self.trainingContextLength = file.trainingContextLength
-        self.hasChatTemplate = file.hasChatTemplate
-        self.addedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))   // as metadata.json keeps it
-    }
-
-    /// Lowercase letters, digits, `.`, `_` and `-`; everything else becomes `-`; no leading
-    /// `.`, `_` or `-`.
-    static func slug(_ text: String) -> String {
-        let mapped = text.lowercased().map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || "._-".contains($0) ? $0 : "-" }
-        let collapsed = String(mapped).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
-            .drop { "._-".contains($0) }                     // never a hidden folder name
-        return collapsed.isEmpty ? "model" : String(collapsed.prefix(60))
-    }
-
-    /// Whether this record can describe the library folder `folderName`: its id is that
-    /// folder's name, made only of `a-z 0-9 . _ -`, starting with neither `.` nor `-`, and ending with the start
-    /// of a well-formed SHA-256; its file name is a plain file name. A `metadata.json`
-    /// that fails is ignored, so a forged one can never steer a path out of its folder.
-    func isValid(inFolderNamed folderName: String) -> Bool {
-        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
-              id == folderName, id.utf8.count <= 128, let first = id.utf8.first,
-              (48...57).contains(first) || (97...122).contains(first) || first == UInt8(ascii: "_"),
-              id.utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || "._-".utf8.contains($0) }),
-              id.hasSuffix("-" + sha256.prefix(8)), bytes >= 0 else { return false }
-        return (try? ModelLibrary.safeFileName(fileName)) != nil && fileName != "metadata.json"
-    }
-
-    /// A display name as given by a user: surrounding spaces trimmed; empty, over 200
-    /// characters, or holding control characters (newlines, terminal escapes) is refused.
-    /// - Throws: ``LLMKitError/invalidOption(name:reason:)`` naming the problem.
-    static func validatedName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot be empty") }
-        guard trimmed.count <= 200 else {
-            throw LLMKitError.invalidOption(name: "name", reason: "a model name has at most 200 characters (got \(trimmed.count))")
+        /// Describes a GGUF file whose SHA-256 is known. Without `name`, the file's own
+        /// `general.name` (cleaned: it is whatever the file says) or its file name is used.
+        init(file: GGUFFile, sha256: String, name: String?, fileName: String, sourceURLs: [String]) {
+            let displayName = name ?? file.name.flatMap(Self.cleanedName)
+                ?? Self.cleanedName(String(fileName.dropLast(fileName.hasSuffix(".gguf") ? 5 : 0))) ?? "model"
+            self.id = Self.slug(displayName) + "-" + sha256.prefix(8)
+            self.name = displayName
+            self.fileName = fileName
+            self.bytes = file.fileSize
+            self.sha256 = sha256
+            self.sourceURLs = sourceURLs
+            self.architecture = file.architecture
+            self.parameterCount = file.parameterCount
+            self.quantization = file.quantization
+            self.trainingContextLength = file.trainingContextLength
+            self.hasChatTemplate = file.hasChatTemplate
+            self.addedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))   // as metadata.json keeps it
         }
-        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot contain control characters (newlines, tabs, escapes)")
+
+        /// Lowercase letters, digits, `.`, `_` and `-`; everything else becomes `-`; no leading
+        /// `.`, `_` or `-`.
+        static func slug(_ text: String) -> String {
+            let mapped = text.lowercased().map { $0.isLetter && $0.isASCII || $0.isNumber && $0.isASCII || "._-".contains($0) ? $0 : "-" }
+            let collapsed = String(mapped).split(separator: "-", omittingEmptySubsequences: true).joined(separator: "-")
+                .drop { "._-".contains($0) }                     // never a hidden folder name
+            return collapsed.isEmpty ? "model" : String(collapsed.prefix(60))
         }
-        return trimmed
-    }
 
-    /// A display name taken from a file (`general.name`, a file name): control characters
-    /// removed, spaces trimmed, at most 200 characters; nil when nothing is left.
-    static func cleanedName(_ text: String) -> String? {
-        let kept = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
-        let trimmed = String(kept.trimmingCharacters(in: .whitespaces).prefix(200))
-        return trimmed.isEmpty ? nil : trimmed
-    }
+        /// Whether this record can describe the library folder `folderName`: its id is that
+        /// folder's name, made only of `a-z 0-9 . _ -`, starting with neither `.` nor `-`, and ending with the start
+        /// of a well-formed SHA-256; its file name is a plain file name. A `metadata.json`
+        /// that fails is ignored, so a forged one can never steer a path out of its folder.
+        func isValid(inFolderNamed folderName: String) -> Bool {
+            guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+                  id == folderName, id.utf8.count <= 128, let first = id.utf8.first,
+                  (48...57).contains(first) || (97...122).contains(first) || first == UInt8(ascii: "_"),
+                  id.utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || "._-".utf8.contains($0) }),
+                  id.hasSuffix("-" + sha256.prefix(8)), bytes >= 0 else { return false }
+            return (try? ModelLibrary.safeFileName(fileName)) != nil && fileName != "metadata.json"
+        }
 
-    enum CodingKeys: String, CodingKey {
-        case id, name, bytes, sha256, architecture, quantization
-        case fileName = "file_name"
-        case sourceURLs = "source_urls"
-        case parameterCount = "parameter_count"
-        case trainingContextLength = "training_context_length"
-        case hasChatTemplate = "has_chat_template"
-        case addedAt = "added_at"
-    }
+        /// A display name as given by a user: surrounding spaces trimmed; empty, over 200
+        /// characters, or holding control characters (newlines, terminal escapes) is refused.
+        /// - Throws: ``LLMKitError/invalidOption(name:reason:)`` naming the problem.
+        static func validatedName(_ name: String) throws -> String {
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot be empty") }
+            guard trimmed.count <= 200 else {
+                throw LLMKitError.invalidOption(name: "name", reason: "a model name has at most 200 characters (got \(trimmed.count))")
+            }
+            if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot contain control characters (newlines, tabs, escapes)")
+            }
+            return trimmed
+        }
 
-    static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }
+        /// A display name taken from a file (`general.name`, a file name): control characters
+        /// removed, spaces trimmed, at most 200 characters; nil when nothing is left.
+        static func cleanedName(_ text: String) -> String? {
+            let kept = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+            let trimmed = String(kept.trimmingCharacters(in: .whitespaces).prefix(200))
+            return trimmed.isEmpty ? nil : trimmed
+        }
 
-    static var decoder: JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
+        enum CodingKeys: String, CodingKey {
+            case id, name, bytes, sha256, architecture, quantization
+            case fileName = "file_name"
+            case sourceURLs = "source_urls"
+            case parameterCount = "parameter_count"
+            case trainingContextLength = "training_context_length"
+            case hasChatTemplate = "has_chat_template"
+            case addedAt = "added_at"
+        }
+
+        static var encoder: JSONEncoder {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return encoder
+        }
+
+        static var decoder: JSONDecoder {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return decoder
+        }
     }
 }

@@ -1,44 +1,48 @@
 import Foundation
 
-/// A stable string that names a model across restarts: `library:<id>`, a cache reference
-/// (`hf-cache:…`, `ollama:…`), or `file:<path>`. Persist ``storageValue``; resolve it
-/// later with ``ModelLibrary/resolve(_:)``.
-public struct ModelSelection: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The string to store.
-    public let storageValue: String
+extension ModelLibrary {
+    /// A stable string that names a model across restarts: `library:<id>`, a cache reference
+    /// (`hf-cache:…`, `ollama:…`), or `file:<path>`. Persist ``storageValue``; resolve it
+    /// later with ``ModelLibrary/resolve(_:)``.
+    public struct Selection: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The string to store.
+        public let storageValue: String
 
-    /// Wraps a stored string.
-    public init(_ storageValue: String) {
-        self.storageValue = storageValue
+        /// Wraps a stored string.
+        public init(_ storageValue: String) {
+            self.storageValue = storageValue
+        }
+
+        /// A selection of a file by path.
+        public static func file(_ url: URL) -> ModelLibrary.Selection { ModelLibrary.Selection("file:" + url.path) }
+
+        /// The stored string.
+        public var description: String { storageValue }
     }
-
-    /// A selection of a file by path.
-    public static func file(_ url: URL) -> ModelSelection { ModelSelection("file:" + url.path) }
-
-    /// The stored string.
-    public var description: String { storageValue }
 }
 
-/// What a selection points to now.
-public enum SelectionResolution: Sendable, Equatable {
-    /// The model is there.
-    case available(URL)
-    /// It is not (deleted, moved, cache cleared); the reason says what is missing.
-    case unavailable(reason: String)
+extension ModelLibrary.Selection {
+    /// What a selection points to now.
+    public enum Resolution: Sendable, Equatable {
+        /// The model is there.
+        case available(URL)
+        /// It is not (deleted, moved, cache cleared); the reason says what is missing.
+        case unavailable(reason: String)
 
-    /// The file, when available.
-    public var url: URL? {
-        if case .available(let url) = self { return url }
-        return nil
+        /// The file, when available.
+        public var url: URL? {
+            if case .available(let url) = self { return url }
+            return nil
+        }
     }
 }
 
 extension ModelLibrary {
     /// Finds the model a stored selection names, without throwing: a stale selection gives
-    /// ``SelectionResolution/unavailable(reason:)``.
-    public func resolve(_ selection: ModelSelection) -> SelectionResolution {
+    /// ``ModelLibrary/Selection/Resolution/unavailable(reason:)``.
+    public func resolve(_ selection: ModelLibrary.Selection) -> ModelLibrary.Selection.Resolution {
         let value = selection.storageValue
-        func exists(_ url: URL) -> SelectionResolution {
+        func exists(_ url: URL) -> ModelLibrary.Selection.Resolution {
             FileManager.default.fileExists(atPath: url.path) ? .available(url) : .unavailable(reason: "\(url.path) no longer exists")
         }
         if value.hasPrefix("library:") {
@@ -68,14 +72,14 @@ extension ModelLibrary {
 
     /// The model a user named: a library id or name, a `library:` selection, or the id or
     /// name of a model in the Hugging Face or Ollama cache.
-    public func entry(named name: String) throws -> LibraryEntry? {
+    public func entry(named name: String) throws -> ModelLibrary.Entry? {
         let id = name.hasPrefix("library:") ? String(name.dropFirst(8)) : name
-        if let record = try model(id) { return LibraryEntry(record: record, url: url(of: record)) }
+        if let record = try model(id) { return ModelLibrary.Entry(record: record, url: url(of: record)) }
         return discovered().first { $0.id == name || $0.name == name }
     }
 
     /// The file of the model a user named: as ``entry(named:)``, or any selection string.
     public func locate(_ name: String) throws -> URL? {
-        try entry(named: name)?.url ?? resolve(ModelSelection(name)).url
+        try entry(named: name)?.url ?? resolve(ModelLibrary.Selection(name)).url
     }
 }

@@ -6,7 +6,7 @@ import CDigest
 #endif
 
 /// SHA-256, computed incrementally: OpenSSL's libcrypto on Linux, CryptoKit on Apple platforms.
-public struct SHA256Digest: ~Copyable {
+package struct SHA256Digest: ~Copyable {
     #if canImport(CryptoKit)
     private var hasher = SHA256()
     #else

@@ -6,14 +6,14 @@ extension Conversation {
     ///                                             toolPolicy: .init(choice: .required, maximumRounds: 2))
     /// ```
     public struct ToolPolicy: Sendable, Equatable {
-        /// Which tools the model may call in the turn's first round (later rounds are ``ToolChoice/auto``,
+        /// Which tools the model may call in the turn's first round (later rounds are ``Conversation/ToolChoice/auto``,
         /// so that the model can answer once it has what it needed).
-        public var choice: ToolChoice
+        public var choice: Conversation.ToolChoice
         /// The most rounds of tool calls in one turn before the turn ends with ``StopReason/toolRounds``.
         public var maximumRounds: Int
 
         /// Creates a policy: by default the model decides, for up to four rounds.
-        public init(choice: ToolChoice = .auto, maximumRounds: Int = 4) {
+        public init(choice: Conversation.ToolChoice = .auto, maximumRounds: Int = 4) {
             self.choice = choice
             self.maximumRounds = maximumRounds
         }

@@ -40,7 +40,7 @@ struct ToolBox: Sendable {
 
 
     /// The definitions a round offers, and the template's tool choice, for `choice`.
-    func offer(_ choice: ToolChoice) throws -> (tools: [OrderedJSON], choice: String) {
+    func offer(_ choice: Conversation.ToolChoice) throws -> (tools: [OrderedJSON], choice: String) {
         switch choice {
         case .auto: return (definitions.map(\.json), definitions.isEmpty ? "none" : "auto")
         case .none: return ([], "none")

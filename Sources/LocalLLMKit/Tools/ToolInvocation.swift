@@ -26,14 +26,16 @@ public struct ToolInvocation: Sendable, Equatable {
     public var isError: Bool
 }
 
-/// Which tools the model may call in a turn.
-public enum ToolChoice: Sendable, Equatable {
-    /// The model decides.
-    case auto
-    /// No tool calls.
-    case none
-    /// The first round must call a tool (later rounds may answer).
-    case required
-    /// The first round must call this tool (later rounds may answer).
-    case named(String)
+extension Conversation {
+    /// Which tools the model may call in a turn.
+    public enum ToolChoice: Sendable, Equatable {
+        /// The model decides.
+        case auto
+        /// No tool calls.
+        case none
+        /// The first round must call a tool (later rounds may answer).
+        case required
+        /// The first round must call this tool (later rounds may answer).
+        case named(String)
+    }
 }

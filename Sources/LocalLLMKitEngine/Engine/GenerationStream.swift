@@ -1,11 +1,11 @@
 /// A stream of generated text chunks, with the final ``CompletionResult`` at the end.
 public typealias CompletionStream = GenerationStream<String, CompletionResult>
 
-/// A stream of generation events (text chunks, or a conversation's ``ResponseEvent``s),
+/// A stream of generation events (text chunks, or a conversation's ``Conversation/Event``s),
 /// with the final output at the end.
 ///
 /// ```swift
-/// let stream = model.streamCompletion("Once upon a time", options: .init(maximumTokens: 64))
+/// let stream = model.streamCompletion("Once upon a time", options: .init(maximumResponseTokens: 64))
 /// for try await chunk in stream { print(chunk, terminator: "") }
 /// let result = try await stream.result     // stop reason and statistics
 /// ```

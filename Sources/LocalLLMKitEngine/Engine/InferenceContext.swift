@@ -19,7 +19,7 @@ package final class InferenceContext: @unchecked Sendable {
     private var abortFlag = CancellationFlag()
 
     /// Creates a context for `model`.
-    /// - Throws: ``LocalModel.Error/contextCreationFailed(reason:)``.
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
     package init(model: ModelHandle, parameters: llama_context_params) throws {
         let (context, errors) = LlamaLog.collectingErrors {
             llama_init_from_model(model.pointer, parameters)
@@ -125,7 +125,7 @@ package final class InferenceContext: @unchecked Sendable {
     }
 
     /// Restores sequence 0 from `state`, which holds the keys and values of `tokens`.
-    /// - Throws: ``LocalModel.Error/invalidOption(name:reason:)`` when llama.cpp rejects it;
+    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` when llama.cpp rejects it;
     ///   the cache is then empty.
     package func restoreSequenceState(_ state: [UInt8], tokens: [Int32]) throws {
         clearMemory()
@@ -140,7 +140,7 @@ package final class InferenceContext: @unchecked Sendable {
     /// Evaluates `tokens` at positions `start…` of sequence 0, in chunks of at most
     /// ``batchSize`` tokens. Logits are computed for the last token only.
     /// - Returns: false if it was aborted through the abort flag.
-    /// - Throws: ``LocalModel.Error/decodeFailed(code:reason:)``.
+    /// - Throws: ``LocalModel/Error/decodeFailed(code:reason:)``.
     @discardableResult
     package func decode(_ tokens: ArraySlice<Int32>, startingAt start: Int) throws -> Bool {
         if start != cachedTokens.count { keepPrefix(start) }

@@ -60,7 +60,7 @@ extension LocalModel {
         }
 
         /// Checks every value, naming the first one that cannot work.
-        /// - Throws: ``LocalModel.Error/invalidOption(name:reason:)``.
+        /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)``.
         public func validate() throws {
             func fail(_ name: String, _ reason: String) -> LocalModel.Error { .invalidOption(name: name, reason: reason) }
             if let contextLength, !(1...(1 << 24)).contains(contextLength) {

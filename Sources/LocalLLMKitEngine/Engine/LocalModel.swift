@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// let model = try await LocalModel.load(from: URL(filePath: "gemma-3-270m-q4_k_m.gguf"))
-/// for try await chunk in model.streamCompletion("Once upon a time", options: .init(maximumTokens: 64)) {
+/// for try await chunk in model.streamCompletion("Once upon a time", options: .init(maximumResponseTokens: 64)) {
 ///     print(chunk, terminator: "")
 /// }
 /// ```
@@ -66,9 +66,9 @@ public actor LocalModel {
     /// - Parameters:
     ///   - url: a `.gguf` file.
     ///   - configuration: context length, threads, GPU layers and memory mapping.
-    /// - Throws: ``LocalModel.Error/modelFileNotFound(path:)``, ``LocalModel.Error/invalidModelFile(path:reason:)``,
-    ///   ``LocalModel.Error/unloadableModelFile(path:key:value:reason:)``, ``LocalModel.Error/modelLoadFailed(path:reason:)``, ``LocalModel.Error/invalidOption(name:reason:)``
-    ///   or ``LocalModel.Error/contextCreationFailed(reason:)``.
+    /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)``, ``LocalModel/Error/invalidModelFile(path:reason:)``,
+    ///   ``LocalModel/Error/unloadableModelFile(path:key:value:reason:)``, ``LocalModel/Error/modelLoadFailed(path:reason:)``, ``LocalModel/Error/invalidOption(name:reason:)``
+    ///   or ``LocalModel/Error/contextCreationFailed(reason:)``.
     public static func load(from url: URL, configuration: Configuration = .init()) async throws -> LocalModel {
         try configuration.validate()
         LlamaRuntime.ensureInitialized()
@@ -118,7 +118,7 @@ public actor LocalModel {
     }
 
     /// A new inference context for this model.
-    /// - Throws: ``LocalModel.Error/contextCreationFailed(reason:)``.
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
     package nonisolated func makeContext(contextLength: Int, fullSlidingWindowCache: Bool,
                                  threads: Int? = nil) throws -> InferenceContext {
         guard !configuration.vocabularyOnly else {

@@ -1,68 +1,72 @@
 import CLlama
 
-/// A throughput test in llama-bench's terms: evaluate `promptTokens` random
-/// tokens as one prompt (pp), then generate `generatedTokens` tokens one at a
-/// time (tg).
-public struct ThroughputTest: Sendable, Equatable, CustomStringConvertible {
-    /// Prompt tokens evaluated in batches (llama-bench's `n_prompt`).
-    public var promptTokens: Int
-    /// Tokens decoded one by one (llama-bench's `n_gen`).
-    public var generatedTokens: Int
+extension LocalModel {
+    /// A throughput test in llama-bench's terms: evaluate `promptTokens` random
+    /// tokens as one prompt (pp), then generate `generatedTokens` tokens one at a
+    /// time (tg).
+    public struct ThroughputTest: Sendable, Equatable, CustomStringConvertible {
+        /// Prompt tokens evaluated in batches (llama-bench's `n_prompt`).
+        public var promptTokens: Int
+        /// Tokens decoded one by one (llama-bench's `n_gen`).
+        public var generatedTokens: Int
 
-    /// Creates a test; at least one of the counts must be positive.
-    public init(promptTokens: Int = 0, generatedTokens: Int = 0) {
-        self.promptTokens = promptTokens
-        self.generatedTokens = generatedTokens
-    }
+        /// Creates a test; at least one of the counts must be positive.
+        public init(promptTokens: Int = 0, generatedTokens: Int = 0) {
+            self.promptTokens = promptTokens
+            self.generatedTokens = generatedTokens
+        }
 
-    /// llama-bench's name for it: `pp512`, `tg128` or `pp512+tg128`.
-    public var description: String {
-        switch (promptTokens, generatedTokens) {
-        case (let p, 0): return "pp\(p)"
-        case (0, let g): return "tg\(g)"
-        case (let p, let g): return "pp\(p)+tg\(g)"
+        /// llama-bench's name for it: `pp512`, `tg128` or `pp512+tg128`.
+        public var description: String {
+            switch (promptTokens, generatedTokens) {
+            case (let p, 0): return "pp\(p)"
+            case (0, let g): return "tg\(g)"
+            case (let p, let g): return "pp\(p)+tg\(g)"
+            }
         }
     }
 }
 
-/// The timings of one ``ThroughputTest``, one sample per repetition.
-public struct ThroughputMeasurement: Sendable, Equatable {
-    /// The test.
-    public var test: ThroughputTest
-    /// CPU threads used.
-    public var threads: Int
-    /// The `n_batch` and `n_ubatch` asked for (llama.cpp clamps `n_batch` to the context).
-    public var batchSize: Int, microBatchSize: Int
-    /// Wall time of each repetition, in nanoseconds.
-    public var samplesNanoseconds: [UInt64]
+extension LocalModel {
+    /// The timings of one ``LocalModel/ThroughputTest``, one sample per repetition.
+    public struct ThroughputMeasurement: Sendable, Equatable {
+        /// The test.
+        public var test: LocalModel.ThroughputTest
+        /// CPU threads used.
+        public var threads: Int
+        /// The `n_batch` and `n_ubatch` asked for (llama.cpp clamps `n_batch` to the context).
+        public var batchSize: Int, microBatchSize: Int
+        /// Wall time of each repetition, in nanoseconds.
+        public var samplesNanoseconds: [UInt64]
 
-    /// Tokens per second of each repetition.
-    public var samplesTokensPerSecond: [Double] {
-        let tokens = Double(test.promptTokens + test.generatedTokens)
-        return samplesNanoseconds.map { tokens * 1e9 / Double(max($0, 1)) }
-    }
+        /// Tokens per second of each repetition.
+        public var samplesTokensPerSecond: [Double] {
+            let tokens = Double(test.promptTokens + test.generatedTokens)
+            return samplesNanoseconds.map { tokens * 1e9 / Double(max($0, 1)) }
+        }
 
-    /// The mean of ``samplesTokensPerSecond``.
-    public var averageTokensPerSecond: Double { Self.mean(samplesTokensPerSecond) }
+        /// The mean of ``samplesTokensPerSecond``.
+        public var averageTokensPerSecond: Double { Self.mean(samplesTokensPerSecond) }
 
-    /// The sample standard deviation of ``samplesTokensPerSecond`` (0 for one sample).
-    public var standardDeviationTokensPerSecond: Double { Self.standardDeviation(samplesTokensPerSecond) }
+        /// The sample standard deviation of ``samplesTokensPerSecond`` (0 for one sample).
+        public var standardDeviationTokensPerSecond: Double { Self.standardDeviation(samplesTokensPerSecond) }
 
-    /// The mean of ``samplesNanoseconds``.
-    public var averageNanoseconds: Double { Self.mean(samplesNanoseconds.map { Double($0) }) }
+        /// The mean of ``samplesNanoseconds``.
+        public var averageNanoseconds: Double { Self.mean(samplesNanoseconds.map { Double($0) }) }
 
-    /// The sample standard deviation of ``samplesNanoseconds``.
-    public var standardDeviationNanoseconds: Double { Self.standardDeviation(samplesNanoseconds.map { Double($0) }) }
+        /// The sample standard deviation of ``samplesNanoseconds``.
+        public var standardDeviationNanoseconds: Double { Self.standardDeviation(samplesNanoseconds.map { Double($0) }) }
 
-    package static func mean(_ values: [Double]) -> Double {
-        values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
-    }
+        package static func mean(_ values: [Double]) -> Double {
+            values.isEmpty ? 0 : values.reduce(0, +) / Double(values.count)
+        }
 
-    package static func standardDeviation(_ values: [Double]) -> Double {
-        guard values.count > 1 else { return 0 }
-        let average = mean(values)
-        let squares = values.reduce(0) { $0 + ($1 - average) * ($1 - average) }
-        return (squares / Double(values.count - 1)).squareRoot()
+        package static func standardDeviation(_ values: [Double]) -> Double {
+            guard values.count > 1 else { return 0 }
+            let average = mean(values)
+            let squares = values.reduce(0) { $0 + ($1 - average) * ($1 - average) }
+            return (squares / Double(values.count - 1)).squareRoot()
+        }
     }
 }
 
@@ -75,9 +79,9 @@ extension LocalModel {
     ///   - test: what to evaluate.
     ///   - repetitions: timed runs (llama-bench's `-r`, default 5).
     ///   - threads: CPU threads; `nil` uses the model's configuration.
-    /// - Throws: ``LocalModel.Error/invalidOption(name:reason:)`` for empty tests,
+    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` for empty tests,
     ///   or the decode error that stopped a run.
-    public func measureThroughput(_ test: ThroughputTest, repetitions: Int = 5, threads: Int? = nil) throws -> ThroughputMeasurement {
+    public func measureThroughput(_ test: LocalModel.ThroughputTest, repetitions: Int = 5, threads: Int? = nil) throws -> LocalModel.ThroughputMeasurement {
         guard (0...(1 << 24)).contains(test.promptTokens), (0...(1 << 24)).contains(test.generatedTokens),
               test.promptTokens + test.generatedTokens > 0 else {
             throw LocalModel.Error.invalidOption(name: "test", reason: "\(test) evaluates no tokens")
@@ -117,7 +121,7 @@ extension LocalModel {
             let elapsed = ContinuousClock.now - start
             samples.append(UInt64(elapsed.components.seconds) * 1_000_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000))
         }
-        return ThroughputMeasurement(test: test, threads: threadCount, batchSize: configuration.batchSize,
+        return LocalModel.ThroughputMeasurement(test: test, threads: threadCount, batchSize: configuration.batchSize,
                                      microBatchSize: min(configuration.microBatchSize, configuration.batchSize),
                                      samplesNanoseconds: samples)
     }

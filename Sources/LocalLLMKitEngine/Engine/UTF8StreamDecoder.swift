@@ -4,7 +4,7 @@
 /// The concatenation of everything `decode` and `finish` return equals
 /// `String(decoding: allBytes, as: UTF8.self)`: invalid bytes become U+FFFD
 /// exactly as Swift's own decoding does.
-public struct UTF8StreamDecoder: Sendable {
+package struct UTF8StreamDecoder: Sendable {
     private var pending: [UInt8] = []
 
     /// Creates an empty decoder.

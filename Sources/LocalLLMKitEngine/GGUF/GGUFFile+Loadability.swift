@@ -24,7 +24,7 @@ extension GGUFFile {
     ///
     /// ``LocalModel/load(from:configuration:)`` calls this before llama.cpp sees the
     /// file, and `llmkit info` reports it.
-    /// - Throws: ``LocalModel.Error/unloadableModelFile(path:key:value:reason:)`` naming the
+    /// - Throws: ``LocalModel/Error/unloadableModelFile(path:key:value:reason:)`` naming the
     ///   metadata key (or tensor) and its value.
     public func checkLoadability() throws {
         if let problem = loadabilityProblem { throw problem }

@@ -12,7 +12,7 @@ import Foundation
 /// Reading checks the magic bytes, the version, every metadata entry and tensor
 /// descriptor (through ggml's own `gguf` reader), and that all tensor data lies
 /// inside the file. A file that fails any check throws
-/// ``LocalModel.Error/invalidModelFile(path:reason:)``; nothing aborts the process.
+/// ``LocalModel/Error/invalidModelFile(path:reason:)``; nothing aborts the process.
 public struct GGUFFile: Sendable {
     /// Arrays with more elements than this are summarized as ``GGUFValue/largeArray(elementType:count:)``.
     public static let maximumArrayElements = 1024
@@ -41,7 +41,7 @@ public struct GGUFFile: Sendable {
     package let vocabulary: GGUFVocabularyScan
 
     /// Reads and validates the header of the GGUF file at `url`.
-    /// - Throws: ``LocalModel.Error/modelFileNotFound(path:)`` or ``LocalModel.Error/invalidModelFile(path:reason:)``.
+    /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)`` or ``LocalModel/Error/invalidModelFile(path:reason:)``.
     public init(contentsOf url: URL) throws {
         LlamaRuntime.ensureInitialized()
         let path = url.path

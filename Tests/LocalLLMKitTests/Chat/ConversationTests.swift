@@ -154,7 +154,7 @@ struct ConversationTests {
     func events() async throws {
         let model = try await TestModel.load()
         let conversation = try Conversation(model: model)
-        var text = "", dones = 0, last: ResponseEvent?
+        var text = "", dones = 0, last: Conversation.Event?
         for try await event in conversation.streamResponse(to: "Hello.", options: Self.greedy) {
             switch event {
             case .text(let delta): text += delta

@@ -82,7 +82,7 @@ struct PromptIsolationTests {
 
     /// An honest conversation and the same one carrying `injected` in every message string, with
     /// a tool round where the template takes tools; nil when the template renders neither shape.
-    static func conversations(for template: ChatTemplate, injected: String) -> (RenderedChatPrompt, RenderedChatPrompt)? {
+    static func conversations(for template: ChatTemplate, injected: String) -> (ChatTemplate.RenderedPrompt, ChatTemplate.RenderedPrompt)? {
         func conversation(_ text: (String) -> String, tools: Bool, system: Bool) -> [ChatMessage] {
             var messages: [ChatMessage] = system ? [.system(text("Be brief."))] : []
             messages += [.user(text("Hi")), .assistant(text("Hello"), thinking: text("greet"))]
@@ -103,7 +103,7 @@ struct PromptIsolationTests {
                 ("name", .string("get_weather")), ("description", .string("Weather")),
                 ("parameters", .object([("type", .string("object")), ("properties", .object([("city", .object([("type", .string("string"))]))]))])),
             ]))])] : []
-            func render(_ text: (String) -> String) throws -> RenderedChatPrompt {
+            func render(_ text: (String) -> String) throws -> ChatTemplate.RenderedPrompt {
                 try template.render(conversation(text, tools: tools, system: system), enableThinking: true,
                                     tools: tool, toolChoice: "auto")
             }

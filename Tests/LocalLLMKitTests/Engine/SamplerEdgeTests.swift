@@ -24,10 +24,10 @@ struct SamplerEdgeTests {
     func oversizedContexts() async throws {
         let model = try await TestModel.load()
         await #expect(throws: LocalModel.Error.self) {
-            try await model.measureThroughput(ThroughputTest(promptTokens: 1 << 30), repetitions: 1)
+            try await model.measureThroughput(LocalModel.ThroughputTest(promptTokens: 1 << 30), repetitions: 1)
         }
         await #expect(throws: LocalModel.Error.self) {
-            try await model.measureThroughput(ThroughputTest(promptTokens: 8), repetitions: 1, threads: 1 << 20)
+            try await model.measureThroughput(LocalModel.ThroughputTest(promptTokens: 8), repetitions: 1, threads: 1 << 20)
         }
     }
 }

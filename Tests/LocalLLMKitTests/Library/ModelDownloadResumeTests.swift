@@ -27,7 +27,7 @@ struct ModelDownloadResumeTests {
     @Test("Hardening #6: when the ETag changes between attempts, If-Range makes the server send the new file whole")
     func versionChangesBetweenAttempts() async throws {
         let library = LibraryFixtures.library(in: folder.url)
-        let record = try await library.download(ModelDownloadRequest(urls: [server.url("/swap/1000000/old.gguf/new.gguf")])).value
+        let record = try await library.download(ModelLibrary.DownloadRequest(urls: [server.url("/swap/1000000/old.gguf/new.gguf")])).value
         #expect(record.sha256 == (try sha256("new.gguf")) && record.name == "New version, other bytes")
         let log = try server.log()
         #expect(log.map(\.range) == [nil, "bytes=1000000-"] && log.map(\.status) == [200, 200])
@@ -37,7 +37,7 @@ struct ModelDownloadResumeTests {
     @Test("Hardening #6: a server that ignores If-Range and sends a 206 of another version is caught; the download starts over")
     func serverIgnoringIfRange() async throws {
         let library = LibraryFixtures.library(in: folder.url)
-        let record = try await library.download(ModelDownloadRequest(urls: [server.url("/swapignoring/1000000/old.gguf/new.gguf")])).value
+        let record = try await library.download(ModelLibrary.DownloadRequest(urls: [server.url("/swapignoring/1000000/old.gguf/new.gguf")])).value
         #expect(record.sha256 == (try sha256("new.gguf")))
         let log = try server.log()
         #expect(log.map(\.range) == [nil, "bytes=1000000-", nil] && log.map(\.status) == [200, 206, 200])
@@ -50,7 +50,7 @@ struct ModelDownloadResumeTests {
         let files = PartialDownloadFiles(folder: library.root.appending(path: ".downloads"), url: url)
         try FileManager.default.createDirectory(at: library.root.appending(path: ".downloads"), withIntermediateDirectories: true)
         try writePrefix(of: served.appending(path: "old.gguf"), count: 1_000_000, to: files.partial)   // no validator stored
-        let record = try await library.download(ModelDownloadRequest(urls: [url])).value
+        let record = try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         #expect(record.sha256 == (try sha256("new.gguf")))
         #expect(try server.log().map(\.range) == [nil])
     }
@@ -67,7 +67,7 @@ struct ModelDownloadResumeTests {
         try Data(count: Int(size) + 10).write(to: files.partial)
         try ResumeValidator(url: url, response: TransferResult(statusCode: 200, totalBytes: size, resumed: false, entityTag: "\"x\""))
             .write(to: files.validator)
-        let record = try await library.download(ModelDownloadRequest(urls: [url])).value
+        let record = try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         #expect(record.sha256 == (try sha256("new.gguf")))
         #expect(try server.log().map(\.range) == [nil])
         try await library.delete(record.id)
@@ -76,7 +76,7 @@ struct ModelDownloadResumeTests {
         try FileManager.default.copyItem(at: served.appending(path: "new.gguf"), to: files.partial)
         try ResumeValidator(url: url, response: TransferResult(statusCode: 200, totalBytes: size, resumed: false, entityTag: "\"x\""))
             .write(to: files.validator)
-        let again = try await library.download(ModelDownloadRequest(urls: [url], sha256: try sha256("new.gguf"))).value
+        let again = try await library.download(ModelLibrary.DownloadRequest(urls: [url], sha256: try sha256("new.gguf"))).value
         #expect(again.sha256 == record.sha256)
         #expect(try server.log().isEmpty)
     }
@@ -86,21 +86,21 @@ struct ModelDownloadResumeTests {
         let library = LibraryFixtures.library(in: folder.url)
         let url = server.url("/chunked/new.gguf")
         await #expect {
-            try await library.download(ModelDownloadRequest(urls: [url])).value
+            try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
             guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason.contains("did not say how large") && reason.contains("SHA-256")
         }
         #expect(try await library.models().isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: library.root.appending(path: ".downloads").path).isEmpty)
-        let record = try await library.download(ModelDownloadRequest(urls: [url], sha256: try sha256("new.gguf"))).value
+        let record = try await library.download(ModelLibrary.DownloadRequest(urls: [url], sha256: try sha256("new.gguf"))).value
         #expect(record.sha256 == (try sha256("new.gguf")))
     }
 
     @Test("Hardening #5: two libraries on the same folder (as two processes would) download one URL once, and agree")
     func twoLibraries() async throws {
         let first = LibraryFixtures.library(in: folder.url), second = LibraryFixtures.library(in: folder.url)
-        let request = try ModelDownloadRequest(urls: [server.url("/hold/1000000/new.gguf")])
+        let request = try ModelLibrary.DownloadRequest(urls: [server.url("/hold/1000000/new.gguf")])
         let a = first.download(request)
         for await progress in a.progress where progress.bytes > 0 { break }
         let b = second.download(request)
@@ -121,7 +121,7 @@ struct ModelDownloadResumeTests {
         let library = LibraryFixtures.library(in: folder.url)
         let url = URL(string: "http://nonexistent.invalid/model.gguf")!
         await #expect {
-            try await library.download(ModelDownloadRequest(urls: [url])).value
+            try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
             guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason == "the host nonexistent.invalid could not be resolved (DNS lookup failed)"

@@ -26,10 +26,10 @@ struct ModelDownloadTests {
     @Test("a full download of the real model is verified, registered, resolvable and loadable")
     func fullDownload() async throws {
         let library = LibraryFixtures.library(in: folder.url)
-        let request = try ModelDownloadRequest(urls: [server.url("/files/gemma.gguf")], sha256: LibraryFixtures.gemmaSHA256,
+        let request = try ModelLibrary.DownloadRequest(urls: [server.url("/files/gemma.gguf")], sha256: LibraryFixtures.gemmaSHA256,
                                                name: "Gemma from the test server")
         let download = library.download(request)
-        var updates: [DownloadProgress] = []
+        var updates: [ModelLibrary.Download.Progress] = []
         for await progress in download.progress { updates.append(progress) }
         let record = try await download.value
 
@@ -48,7 +48,7 @@ struct ModelDownloadTests {
 
         // The persisted selection finds it again from a new library value (as after a restart).
         let reopened = LibraryFixtures.library(in: folder.url)
-        let url = try #require(await reopened.resolve(ModelSelection(record.selection.storageValue)).url)
+        let url = try #require(await reopened.resolve(ModelLibrary.Selection(record.selection.storageValue)).url)
         let model = try await LocalModel.load(from: url, configuration: .init(contextLength: 256))
         let result = try await model.complete("The capital of France is", options: .init(maximumResponseTokens: 4, sampling: .greedy))
         #expect(!result.text.isEmpty)
@@ -63,7 +63,7 @@ struct ModelDownloadTests {
     func resumesAfterDrop() async throws {
         let library = LibraryFixtures.library(in: folder.url)
         let dropAt = 50_000_000
-        let request = try ModelDownloadRequest(urls: [server.url("/drop/\(dropAt)/gemma.gguf")], sha256: LibraryFixtures.gemmaSHA256)
+        let request = try ModelLibrary.DownloadRequest(urls: [server.url("/drop/\(dropAt)/gemma.gguf")], sha256: LibraryFixtures.gemmaSHA256)
         let record = try await library.download(request).value
         #expect(record.sha256 == LibraryFixtures.gemmaSHA256)
         let log = try server.log()
@@ -76,7 +76,7 @@ struct ModelDownloadTests {
         let url = server.url("/files/tiny.gguf")
         try server.control("/control/drop/1000000")        // every response breaks after 1 MB
         await #expect(throws: LLMKitError.self) {
-            try await LibraryFixtures.library(in: folder.url).download(ModelDownloadRequest(urls: [url], sha256: sha256)).value
+            try await LibraryFixtures.library(in: folder.url).download(ModelLibrary.DownloadRequest(urls: [url], sha256: sha256)).value
         }
         let first = try server.log()
         #expect(first.map(\.range) == [nil, "bytes=1000000-", "bytes=2000000-"])
@@ -84,7 +84,7 @@ struct ModelDownloadTests {
 
         try server.control("/control/drop/0")
         let library = LibraryFixtures.library(in: folder.url)    // a new value, as after a restart
-        let record = try await library.download(ModelDownloadRequest(urls: [url], sha256: sha256)).value
+        let record = try await library.download(ModelLibrary.DownloadRequest(urls: [url], sha256: sha256)).value
         #expect(record.sha256 == sha256)
         let resumed = try server.log()
         #expect(resumed.map(\.range) == ["bytes=3000000-"] && resumed.map(\.ifRange) == [etag] && resumed.map(\.status) == [206])
@@ -102,7 +102,7 @@ struct ModelDownloadTests {
         try ResumeValidator(url: url, response: TransferResult(statusCode: 200, totalBytes: nil, resumed: false, entityTag: "\"v1\""))
             .write(to: files.validator)
 
-        let record = try await library.download(ModelDownloadRequest(urls: [url], sha256: sha256)).value
+        let record = try await library.download(ModelLibrary.DownloadRequest(urls: [url], sha256: sha256)).value
         #expect(record.sha256 == sha256)
         #expect(record.bytes == Int64(try Data(contentsOf: served.appending(path: "tiny.gguf")).count))
         let log = try server.log()
@@ -112,7 +112,7 @@ struct ModelDownloadTests {
     @Test("a 404 on the first mirror moves on to the second")
     func mirrorFallback() async throws {
         let library = LibraryFixtures.library(in: folder.url)
-        let request = try ModelDownloadRequest(urls: [server.url("/missing/tiny.gguf"), server.url("/files/tiny.gguf")],
+        let request = try ModelLibrary.DownloadRequest(urls: [server.url("/missing/tiny.gguf"), server.url("/files/tiny.gguf")],
                                                sha256: tinySHA256)
         let record = try await library.download(request).value
         #expect(record.sourceURLs.count == 2)
@@ -125,7 +125,7 @@ struct ModelDownloadTests {
         let wrong = String(repeating: "0", count: 64)
         let url = server.url("/files/tiny.gguf")
         await #expect {
-            try await library.download(ModelDownloadRequest(urls: [url], sha256: wrong)).value
+            try await library.download(ModelLibrary.DownloadRequest(urls: [url], sha256: wrong)).value
         } throws: { error in
             guard case LLMKitError.checksumMismatch(let failedURL, let expected, let actual) = error else { return false }
             return failedURL == url.absoluteString && expected == wrong && actual == (try? tinySHA256)
@@ -140,7 +140,7 @@ struct ModelDownloadTests {
         let library = LibraryFixtures.library(in: folder.url)
         let url = server.url("/garbage/70000")
         await #expect {
-            try await library.download(ModelDownloadRequest(urls: [url])).value
+            try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
             guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason.contains("GGUF")
@@ -154,7 +154,7 @@ struct ModelDownloadTests {
         let library = LibraryFixtures.library(in: folder.url)
         let url = server.url("/short/tiny.gguf")
         await #expect {
-            try await library.download(ModelDownloadRequest(urls: [url])).value
+            try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
             guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason.contains("gave up after 3 attempts")
@@ -167,7 +167,7 @@ struct ModelDownloadTests {
     @Test("not enough disk space is reported before anything is fetched")
     func diskFull() async throws {
         let library = LibraryFixtures.library(in: folder.url, freeSpace: { _ in 100 << 20 })
-        let request = try ModelDownloadRequest(urls: [server.url("/files/gemma.gguf")], sha256: LibraryFixtures.gemmaSHA256,
+        let request = try ModelLibrary.DownloadRequest(urls: [server.url("/files/gemma.gguf")], sha256: LibraryFixtures.gemmaSHA256,
                                                bytes: 253_113_024)
         await #expect {
             try await library.download(request).value
@@ -186,7 +186,7 @@ struct ModelDownloadTests {
     func cancelThenResume() async throws {
         let library = LibraryFixtures.library(in: folder.url)
         let sha256 = try tinySHA256
-        let download = library.download(try ModelDownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: sha256))
+        let download = library.download(try ModelLibrary.DownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: sha256))
         for await progress in download.progress where progress.bytes >= 1 << 20 {
             download.cancel()
             break
@@ -197,7 +197,7 @@ struct ModelDownloadTests {
         let kept = ModelLibrary.size(of: partial)
         #expect(kept >= 1 << 20)
 
-        let record = try await library.download(try ModelDownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: sha256)).value
+        let record = try await library.download(try ModelLibrary.DownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: sha256)).value
         #expect(record.sha256 == sha256)
         let last = try #require(try server.log().last)
         #expect(last.range == "bytes=\(kept)-" && last.ifRange != nil && last.status == 206)
@@ -206,7 +206,7 @@ struct ModelDownloadTests {
     @Test("concurrent requests for the same model share one transfer")
     func sharedTransfer() async throws {
         let library = LibraryFixtures.library(in: folder.url)
-        let request = try ModelDownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: tinySHA256)
+        let request = try ModelLibrary.DownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: tinySHA256)
         let first = library.download(request), second = library.download(request)
         async let a = first.value
         async let b = second.value

@@ -106,15 +106,15 @@ struct ModelLibraryStorageTests {
         let library = LibraryFixtures.library(in: folder.url)
         let record = try await library.importModel(at: LibraryFixtures.smallModel(in: folder.url))
         let stored = record.selection.storageValue
-        #expect(await library.resolve(ModelSelection(stored)).url == library.url(of: record))
+        #expect(await library.resolve(ModelLibrary.Selection(stored)).url == library.url(of: record))
         try await library.delete(record.id)
-        guard case .unavailable(let reason) = await library.resolve(ModelSelection(stored)) else {
+        guard case .unavailable(let reason) = await library.resolve(ModelLibrary.Selection(stored)) else {
             Issue.record("a deleted model still resolves")
             return
         }
         #expect(reason.contains(record.id))
-        #expect(await library.resolve(ModelSelection("file:/nowhere/x.gguf")).url == nil)
-        #expect(await library.resolve(ModelSelection("nonsense")).url == nil)
+        #expect(await library.resolve(ModelLibrary.Selection("file:/nowhere/x.gguf")).url == nil)
+        #expect(await library.resolve(ModelLibrary.Selection("nonsense")).url == nil)
         #expect(HuggingFaceCache(environment: ["HF_HUB_CACHE": folder.url.path]).file(for: "hf-cache:org/repo@main/../../etc/passwd") == nil)
         #expect(HuggingFaceCache(environment: ["HF_HUB_CACHE": folder.url.path]).file(for: "hf-cache:org/repo@main/m.gguf") != nil)
     }

@@ -7,21 +7,21 @@ import Testing
 struct ModelReferenceTests {
     @Test("catalog ids, URLs, hf: paths and org/repo:QUANT resolve to download URLs")
     func references() throws {
-        let gemma = try ModelDownloadRequest(reference: "gemma-3-270m")
+        let gemma = try ModelLibrary.DownloadRequest(reference: "gemma-3-270m")
         #expect(gemma.sha256 == LibraryFixtures.gemmaSHA256 && gemma.bytes == 253_113_024)
 
-        let url = try ModelDownloadRequest(reference: "https://example.com/models/a.gguf")
+        let url = try ModelLibrary.DownloadRequest(reference: "https://example.com/models/a.gguf")
         #expect(url.urls == [URL(string: "https://example.com/models/a.gguf")!] && url.fileName == "a.gguf" && url.sha256 == nil)
 
-        let hf = try ModelDownloadRequest(reference: "hf:org/repo/sub/file-Q8_0.gguf")
+        let hf = try ModelLibrary.DownloadRequest(reference: "hf:org/repo/sub/file-Q8_0.gguf")
         #expect(hf.urls == [URL(string: "https://huggingface.co/org/repo/resolve/main/sub/file-Q8_0.gguf")!])
         #expect(hf.fileName == "file-Q8_0.gguf")
 
-        let quant = try ModelDownloadRequest(reference: "org/repo:q4_k_m",
+        let quant = try ModelLibrary.DownloadRequest(reference: "org/repo:q4_k_m",
                                              listing: ["README.md", "model-Q8_0.gguf", "model-Q4_K_M.gguf"])
         #expect(quant.urls == [URL(string: "https://huggingface.co/org/repo/resolve/main/model-Q4_K_M.gguf")!])
 
-        let lfm2 = try ModelDownloadRequest(reference: "LiquidAI/LFM2-2.6B-GGUF:Q4_K_M")     // listing from the catalog
+        let lfm2 = try ModelLibrary.DownloadRequest(reference: "LiquidAI/LFM2-2.6B-GGUF:Q4_K_M")     // listing from the catalog
         #expect(lfm2.sha256 == ModelCatalog.lfm2_2_6b.sha256 && lfm2.bytes == 1_563_668_704)
     }
 
@@ -32,7 +32,7 @@ struct ModelReferenceTests {
     func badReferences(_ reference: String) {
         let listing = reference == "org/repo:Q4" ? ["a-Q4_0.gguf", "a-Q4_K_M.gguf"] : nil
         #expect {
-            try ModelDownloadRequest(reference: reference, listing: listing)
+            try ModelLibrary.DownloadRequest(reference: reference, listing: listing)
         } throws: { error in
             guard case LLMKitError.invalidModelReference(let named, _) = error else { return false }
             return named == reference
@@ -43,11 +43,11 @@ struct ModelReferenceTests {
     func badFileNames() {
         for name in ["../evil.gguf", "a/b.gguf", ".hidden.gguf", "..", ""] {
             #expect(throws: LLMKitError.self) {
-                try ModelDownloadRequest(urls: [URL(string: "https://example.com/x.gguf")!], fileName: name)
+                try ModelLibrary.DownloadRequest(urls: [URL(string: "https://example.com/x.gguf")!], fileName: name)
             }
         }
         #expect(throws: LLMKitError.self) {
-            try ModelDownloadRequest(urls: [URL(string: "https://example.com/x.gguf")!], sha256: "abc")
+            try ModelLibrary.DownloadRequest(urls: [URL(string: "https://example.com/x.gguf")!], sha256: "abc")
         }
     }
 

@@ -41,7 +41,7 @@ struct ToolCallParserTests {
 
     /// The model-style output of a call: the assistant turn of a rendered transcript,
     /// after the generation prompt, without its end-of-turn marker.
-    static func modelOutput(_ family: Family, template: ChatTemplate, prompt: RenderedChatPrompt) throws -> String {
+    static func modelOutput(_ family: Family, template: ChatTemplate, prompt: ChatTemplate.RenderedPrompt) throws -> String {
         let call = ChatMessage(role: .assistant, content: "",
                                toolCalls: [.init(name: "get_weather", arguments: #"{"city":"Seoul"}"#, id: "abc123def")])
         let full = try template.render(conversation + [call], addGenerationPrompt: false,

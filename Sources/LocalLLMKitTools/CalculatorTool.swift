@@ -4,9 +4,9 @@ import LocalLLMKit
 /// `calculate`: exact arithmetic on two numbers, so that a small model need not do sums in its head.
 ///
 /// ```swift
-/// let conversation = try Conversation(model: model, tools: [Calculator()], configuration: …)
+/// let conversation = try Conversation(model: model, tools: [CalculatorTool()], configuration: …)
 /// ```
-public struct Calculator: ConversationTool {
+public struct CalculatorTool: ConversationTool {
     /// The operations.
     public enum Operation: String, Decodable, CaseIterable, Sendable {
         case add, subtract, multiply, divide, power

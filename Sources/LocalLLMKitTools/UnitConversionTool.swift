@@ -4,7 +4,7 @@ import LocalLLMKit
 /// `convert_units`: converts between units of length, mass, volume, temperature and
 /// speed with Foundation's `Measurement`. Units go by canonical ids (`km`, `lb`, `degF`…)
 /// or common names and abbreviations (`mile`, `miles`, `mi`…). No currency.
-public struct UnitConverter: ConversationTool {
+public struct UnitConversionTool: ConversationTool {
     /// A value and two units.
     public struct Arguments: Decodable, StructuredOutput {
         /// The value to convert.
@@ -44,7 +44,7 @@ public struct UnitConverter: ConversationTool {
         /// The message the model reads.
         public var description: String {
             switch self {
-            case .unknownUnit(let unit): return "unknown unit \"\(unit)\"; known: \(UnitConverter.catalog.map(\.id).joined(separator: ", "))"
+            case .unknownUnit(let unit): return "unknown unit \"\(unit)\"; known: \(UnitConversionTool.catalog.map(\.id).joined(separator: ", "))"
             case .incompatible(let from, let to): return "cannot convert \(from) to \(to): they measure different things"
             case .currency(let unit): return "\(unit) is a currency; currency conversion is not supported"
             case .notFinite: return "the value must be a finite number"
