@@ -97,7 +97,7 @@ struct WebPageToolTests {
                       "http://[::1]/", "http://192.168.1.1/", "http://224.0.0.1/", "http://0.0.0.0/"])
     func privateHostsRefused(url: String) async throws {
         let spy = SpyFetcher()
-        let tool = WebPageTool(fetcher: spy)
+        let tool = WebPageTool(configuration: .init(), fetcher: spy)
         let failure = await Self.failure(tool, url)
         #expect(failure?.contains("not allowed") == true, "\(failure ?? "no error")")
         #expect(spy.fetched.isEmpty)

@@ -26,7 +26,7 @@ enum LibraryFixtures {
         let empty = folder.appending(path: "no-caches").path
         let base = ["HOME": empty, "HF_HUB_CACHE": empty + "/hf", "OLLAMA_MODELS": empty + "/ollama"]
         return ModelLibrary(root: folder.appending(path: "library"), environment: base.merging(environment) { $1 },
-                            freeSpace: freeSpace)
+                            freeSpace: freeSpace, transport: URLSessionTransport())
     }
 
     /// The SHA-256 that `sha256sum` (coreutils) computes, to check ours against.
