@@ -46,6 +46,9 @@ public enum LLMKitError: Error, Sendable, Equatable {
     case libraryFailure(path: String, reason: String)
     /// A chat template exceeded a bound it is parsed and rendered under (see ``ChatTemplate/Limits``).
     case templateBoundExceeded(ChatTemplate.Bound, reason: String)
+    /// A transcript given to ``Conversation/init(model:transcript:tools:configuration:)`` has a
+    /// message at `index` that cannot be part of a conversation; `reason` says why.
+    case invalidTranscript(index: Int, reason: String)
 }
 
 extension LLMKitError: LocalizedError {
@@ -92,6 +95,8 @@ extension LLMKitError: LocalizedError {
             return "model library \(path): \(reason)"
         case .templateBoundExceeded(let bound, let reason):
             return "chat template stopped at its \(bound) bound: \(reason)"
+        case .invalidTranscript(let index, let reason):
+            return "transcript message \(index): \(reason)"
         }
     }
 }

@@ -99,7 +99,7 @@ enum ChatCommand {
     }
 
     /// The `--stats` line for one turn.
-    static func statisticsLine(turn: Int, response: Conversation.Response) throws -> String {
+    static func statisticsLine(turn: Int, response: ModelResponse<String>) throws -> String {
         let s = response.statistics
         let object: [String: Any] = [
             "turn": turn,

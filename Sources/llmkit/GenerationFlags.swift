@@ -165,7 +165,7 @@ struct ChatPrinter {
     let showThinking: Bool
 
     /// Streams the events and returns the response; the answer ends with a newline.
-    func stream(_ stream: Conversation.ResponseStream) async throws -> Conversation.Response {
+    func stream(_ stream: Conversation.ResponseStream) async throws -> ModelResponse<String> {
         try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
             var printed = ""
             for try await event in stream where !json {

@@ -26,7 +26,7 @@ extension Conversation {
     /// - Throws: ``LocalModel/Error/promptTooLong(tokens:limit:)``, ``LocalModel/Error/invalidOption(name:reason:)``,
     ///   ``LLMKitError/templateFailed(reason:)`` or a decoding error.
     public nonisolated func respond(to prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
-                                    thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> Response {
+                                    thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> ModelResponse<String> {
         try await streamResponse(to: prompt, format: format, options: options, thinking: thinking, toolPolicy: toolPolicy).result
     }
 
@@ -45,7 +45,7 @@ extension Conversation {
 
     /// One turn, start to end: generation rounds on the model's thread, tool calls between them.
     private func serveTurn(_ prompt: String, request requested: TurnRequest, flag: CancellationFlag,
-                           emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> Response {
+                           emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> ModelResponse<String> {
         await turnLock.lock()
         defer { turnLock.unlock() }
         var request = requested
@@ -61,10 +61,11 @@ extension Conversation {
                                             flag: flag, emit: emit)
             totals.accumulate(outcome.statistics, first: round == 0)
             let calls = choice == .none ? [] : outcome.calls
-            var response = Response(text: outcome.reply.content, thinking: outcome.reply.reasoningContent,
-                                    rawText: outcome.rawText, stopReason: outcome.stopReason,
-                                    stopSequence: outcome.stopSequence, seed: outcome.seed, statistics: totals,
-                                    droppedTurns: outcome.plan.droppedTurns, toolInvocations: invocations)
+            var response = ModelResponse(content: outcome.reply.content, text: outcome.reply.content,
+                                         thinking: outcome.reply.reasoningContent, rawText: outcome.rawText,
+                                         stopReason: outcome.stopReason, stopSequence: outcome.stopSequence,
+                                         seed: outcome.seed, statistics: totals, toolInvocations: invocations,
+                                         droppedTurns: outcome.plan.droppedTurns)
             if outcome.stopReason == .cancelled || flag.isRaised {
                 response.stopReason = .cancelled
                 emit(.done(response))

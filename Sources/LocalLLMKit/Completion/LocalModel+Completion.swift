@@ -25,7 +25,7 @@ extension LocalModel {
     /// - Throws: any ``LocalModel/Error`` that generation raises; for a `format`,
     ///   ``LLMKitError/invalidSchema(property:reason:)`` or ``LLMKitError/invalidGrammar(reason:)``.
     public nonisolated func complete(_ prompt: String, format: OutputFormat = .text,
-                                     options: CompletionOptions = .init()) async throws -> CompletionResult {
+                                     options: CompletionOptions = .init()) async throws -> ModelResponse<String> {
         try await streamCompletion(prompt, format: format, options: options).result
     }
 
@@ -39,7 +39,7 @@ extension LocalModel {
     /// Runs one request to its end on the model's thread. Requests queue on the
     /// executor, so they never interleave.
     private func serve(_ input: PromptInput, format: OutputFormat, options: CompletionOptions, flag: CancellationFlag,
-                       emit: @escaping @Sendable (String) -> Void) throws -> CompletionResult {
+                       emit: @escaping @Sendable (String) -> Void) throws -> ModelResponse<String> {
         var options = options
         options.sampling = options.sampling.filling(from: file.recommendedSampling)
         try options.validate()
@@ -47,9 +47,9 @@ extension LocalModel {
         let plan = GenerationPlan(promptTokens: try promptTokens(for: input), options: options,
                                   constraint: constraint.map { .grammar($0.grammar) } ?? .none)
         let run = try GenerationRun(context: sharedContext(), tokenizer: tokenizer, plan: plan, cancellation: flag)
-        let result = try run.execute(emit: emit)
-        if result.stopReason == .endOfText, let check = constraint?.check { try check.verify(result.text) }
-        return result
+        let outcome = try run.execute(emit: emit)
+        if outcome.stopReason == .endOfText, let check = constraint?.check { try check.verify(outcome.text) }
+        return ModelResponse(outcome)
     }
 
     private func promptTokens(for input: PromptInput) throws -> [Token] {

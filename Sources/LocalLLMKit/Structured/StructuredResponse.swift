@@ -1,19 +1,5 @@
 import Foundation
 
-/// A structured answer: the decoded value, the JSON it came from, and how generation went.
-public struct StructuredResponse<Value> {
-    /// The decoded value.
-    public var value: Value
-    /// The JSON text the model generated.
-    public var json: String
-    /// Why generation stopped (``StopReason/endOfText`` once the JSON is complete).
-    public var stopReason: StopReason
-    /// Token counts and timings.
-    public var statistics: GenerationStatistics
-}
-
-extension StructuredResponse: Sendable where Value: Sendable {}
-
 /// Decodes generated JSON, telling a truncated answer from a malformed one.
 enum StructuredDecoding {
     /// Decodes `text` as `T`.
@@ -76,17 +62,17 @@ extension Conversation {
     /// in the prompt and enforced by a grammar while sampling, so the JSON always decodes.
     ///
     /// ```swift
-    /// let letter = try await conversation.respond(to: scannedText, generating: Letter.self).value
+    /// let letter = try await conversation.respond(to: scannedText, generating: Letter.self).content
     /// ```
     /// Thinking is off for structured answers.
     /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` before generation for a type
     ///   that cannot be described; ``LLMKitError/incompleteOutput(raw:stopReason:)`` when the
     ///   token limit cut the JSON short.
-    public nonisolated func respond<T: Decodable>(to prompt: String, generating type: T.Type,
-                                                  options: CompletionOptions = .init()) async throws -> StructuredResponse<T> {
+    public nonisolated func respond<T: Decodable & Sendable>(to prompt: String, generating type: T.Type,
+                                                  options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
         let response = try await respond(to: prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
-        return StructuredResponse(value: try StructuredDecoding.decode(T.self, from: response.text, stopReason: response.stopReason),
-                                  json: response.text, stopReason: response.stopReason, statistics: response.statistics)
+        return response.replacingContent(with: try StructuredDecoding.decode(T.self, from: response.text,
+                                                                              stopReason: response.stopReason))
     }
 }
 
@@ -94,10 +80,10 @@ extension LocalModel {
     /// Continues `prompt` (plain text, no chat template) with a value of type `T`,
     /// enforced by the grammar of the schema derived from `T`.
     /// - Throws: as ``Conversation/respond(to:generating:options:)``.
-    public nonisolated func complete<T: Decodable>(_ prompt: String, generating type: T.Type,
-                                                   options: CompletionOptions = .init()) async throws -> StructuredResponse<T> {
+    public nonisolated func complete<T: Decodable & Sendable>(_ prompt: String, generating type: T.Type,
+                                                   options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
         let result = try await complete(prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
-        return StructuredResponse(value: try StructuredDecoding.decode(T.self, from: result.text, stopReason: result.stopReason),
-                                  json: result.text, stopReason: result.stopReason, statistics: result.statistics)
+        return result.replacingContent(with: try StructuredDecoding.decode(T.self, from: result.text,
+                                                                            stopReason: result.stopReason))
     }
 }

@@ -32,14 +32,14 @@ package struct GenerationRun {
 
     /// Generates, handing each chunk of text to `emit`, and returns the result.
     /// - Throws: ``LocalModel/Error/decodeFailed(code:reason:)`` or ``LocalModel/Error/samplingFailed(reason:)``.
-    package func execute(emit: @escaping (String) -> Void) throws -> CompletionResult {
+    package func execute(emit: @escaping (String) -> Void) throws -> GenerationOutcome {
         let start = clock.now
         context.abort(on: cancellation)
         let sampler = try Sampler(model: context.model, sampling: plan.options.sampling, constraint: plan.constraint,
                                   thinking: plan.thinking)
         var statistics = GenerationStatistics()
         statistics.promptTokens = plan.promptTokens.count
-        var result = CompletionResult(text: "", tokens: [], stopReason: .cancelled, stopSequence: nil,
+        var result = GenerationOutcome(text: "", tokens: [], stopReason: .cancelled, stopSequence: nil,
                                       seed: sampler.seed, statistics: statistics)
         guard !cancellation.isRaised else { return result }
 

@@ -1,6 +1,3 @@
-/// A stream of generated text chunks, with the final ``CompletionResult`` at the end.
-public typealias CompletionStream = GenerationStream<String, CompletionResult>
-
 /// A stream of generation events (text chunks, or a conversation's ``Conversation/Event``s),
 /// with the final output at the end.
 ///
