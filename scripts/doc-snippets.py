@@ -3,7 +3,7 @@
 Sources/LocalLLMKit and Sources/LocalLLMKitTools into one consumer package, so that a single
 `swift build` type-checks them all (scripts/check-dependent-package builds and runs it).
 
-Conventions (README.md, "Checked documentation"):
+Conventions (README.md, "Testing"):
 
 - A block after `<!-- example:NAME -->` is a complete program: it becomes the executable
   target NAME, which is built and run (it must exit with status 0). `<!-- example:NAME
