@@ -8,7 +8,7 @@ Conventions (README.md, "Testing"):
 - A block after `<!-- example:NAME -->` is a complete program: it becomes the executable
   target NAME, which is built and run (it must exit with status 0). `<!-- example:NAME
   build-only -->` marks one that needs a network or a model the bootstrap does not install:
-  it is built, not run. A block that starts with `import` must carry such a marker.
+  it is built, not run. A block with an `import` line must carry such a marker.
 - A block after `<!-- snippet:manifest -->` is a Package.swift fragment: its `.package(...)`
   lines become the consumer's dependencies (with the URL replaced by the local clone) and its
   `.product(...)` lines the dependencies of every target, so the consumer's own manifest
