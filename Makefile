@@ -26,6 +26,8 @@ demo: build
 
 # Unit and end-to-end tests through the real libllama and the real model.
 # Serial, so that the memory-stability test measures this process alone.
+# Then a package that depends on this one by version builds every swift block of README.md and of
+# the doc comments, and runs the README's examples (scripts/check-dependent-package).
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel

@@ -4,7 +4,8 @@ import LocalLLMKit
 /// `calculate`: exact arithmetic on two numbers, so that a small model need not do sums in its head.
 ///
 /// ```swift
-/// let conversation = try Conversation(model: model, tools: [CalculatorTool()], configuration: …)
+/// // The model's template must render tools (Qwen, Llama 3, Mistral...), or pass one in the configuration.
+/// let conversation = try Conversation(model: model, tools: [CalculatorTool()])
 /// ```
 public struct CalculatorTool: ConversationTool {
     /// The operations.

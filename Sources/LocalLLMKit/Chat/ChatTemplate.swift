@@ -13,7 +13,7 @@ import Foundation
 /// 4. ChatML.
 ///
 /// ```swift
-/// let template = try ChatTemplate(model: model, override: String(contentsOf: qwen3File, encoding: .utf8))
+/// let template = try ChatTemplate(model: model, overrideFile: url)   // url: a Jinja file, e.g. Qwen3's
 /// let prompt = try template.render([.system("Be brief."), .user("Hi!")], enableThinking: true)
 /// print(template.source, prompt.text)
 /// ```

@@ -11,7 +11,9 @@ import Foundation
 ///     switch event {
 ///     case .thinking(let delta): print(delta, terminator: "")
 ///     case .text(let delta): print(delta, terminator: "")
-///     case .snapshot(let text, let thinking): redraw(text, thinking)
+///     case .snapshot(let text, _): print("\n[corrected] \(text)")   // a later parse rewrote streamed text
+///     case .toolCallStarted(let call): print("\n→ \(call.name)")    // only with tools
+///     case .toolCallFinished(let call): print("← \(call.output ?? "")")
 ///     case .done(let response): print("\n", response.stopReason)
 ///     }
 /// }

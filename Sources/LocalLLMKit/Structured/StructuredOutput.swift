@@ -6,9 +6,11 @@
 /// here), so the table is written by hand, keyed by coding key:
 ///
 /// ```swift
+/// enum Action: String, Decodable, CaseIterable { case none, pay, reply }   // a choice
+///
 /// struct Letter: Decodable, StructuredOutput {
 ///     var sender: String
-///     var action: Action                 // enum Action: String, Decodable, CaseIterable → a choice
+///     var action: Action
 ///     var urgency: Int
 ///     var deadline: Date?
 ///     var steps: [String]

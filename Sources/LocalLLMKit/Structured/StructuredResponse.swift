@@ -62,7 +62,8 @@ extension Conversation {
     /// in the prompt and enforced by a grammar while sampling, so the JSON always decodes.
     ///
     /// ```swift
-    /// let letter = try await conversation.respond(to: scannedText, generating: Letter.self).content
+    /// struct Verdict: Decodable, Sendable { var approved: Bool; var reason: String }
+    /// let verdict = try await conversation.respond(to: scannedText, generating: Verdict.self).content
     /// ```
     /// Thinking is off for structured answers.
     /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` before generation for a type

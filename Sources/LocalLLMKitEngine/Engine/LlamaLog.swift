@@ -7,7 +7,7 @@ import Synchronization
 /// llama.cpp has a single, process-wide logger, so this is global:
 /// ```swift
 /// LlamaLog.logToStandardError(minimumLevel: .info)   // like llama.cpp's tools
-/// LlamaLog.setHandler { level, line in myLogger.log("\(level): \(line)") }
+/// LlamaLog.setHandler { level, line in print("llama.cpp \(level): \(line)") }   // anywhere: a file, os.Logger...
 /// LlamaLog.setHandler(nil)                           // silent again
 /// ```
 public enum LlamaLog {
