@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns every ```swift block of README.md and of the `///` doc comments of
-Sources/LocalLLMKit and Sources/LocalLLMKitTools into one consumer package, so that a single
+Sources/LocalLLMKitEngine, Sources/LocalLLMKit and Sources/LocalLLMKitTools into one consumer package, so that a single
 `swift build` type-checks them all (scripts/check-dependent-package builds and runs it).
 
 Conventions (README.md, "Testing"):
@@ -39,7 +39,7 @@ FRAGMENT_CONTEXT = [
 ]
 
 IMPORTS = ["Foundation", "LocalLLMKit", "LocalLLMKitTools"]
-DOC_SOURCE_DIRS = ["Sources/LocalLLMKit", "Sources/LocalLLMKitTools"]
+DOC_SOURCE_DIRS = ["Sources/LocalLLMKitEngine", "Sources/LocalLLMKit", "Sources/LocalLLMKitTools"]
 
 MARKER = re.compile(r"^\s*<!--\s*(example|snippet):(\S+)((?:\s+[\w-]+)*)\s*-->\s*$")
 EXAMPLE_NAME = re.compile(r"^[a-z][a-z0-9-]*$")

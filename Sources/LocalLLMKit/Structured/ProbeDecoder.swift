@@ -46,6 +46,14 @@ final class ProbeDecoder: Decoder {
         switch shape {
         case .object(let members):
             let hints = (owner as? any StructuredOutput.Type)?.outputHints ?? [:]
+            // A hint for a key the type does not decode is a typo or a renamed property: it
+            // would be dropped silently, so it is an error naming the key.
+            let names = Set(members.map(\.name))
+            if let unknown = hints.keys.sorted().first(where: { !names.contains($0) }) {
+                throw LLMKitError.invalidSchema(
+                    property: path + "." + unknown,
+                    reason: "\(owner).outputHints names \"\(unknown)\", which is not one of its coding keys (\(names.sorted().joined(separator: ", ")))")
+            }
             return .object(try members.map { member in
                 let hint = hints[member.name]
                 return OutputSchema.Property(member.name, try hint?.kind ?? resolve(member.source),
