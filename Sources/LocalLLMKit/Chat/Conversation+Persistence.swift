@@ -28,15 +28,20 @@ extension Conversation {
     ///   truncated or forged file, naming the field at fault; ``LLMKitError/templateBoundExceeded(_:reason:)``
     ///   when its chat template exceeds a bound; ``LLMKitError/incompatibleConversationFile(path:reason:)``
     ///   when it was saved with another model.
-    public init(restoringFrom url: URL, model: LocalModel, tools: [any ConversationTool] = []) throws {
+    public init(restoringFrom url: URL, model: LocalModel, tools: [any ConversationTool] = []) async throws {
         let archive = try Self.readArchive(url, for: model)
         let header = archive.header
         let template = try Self.restoredTemplate(header.configuration, model: model, path: url.path)
         var context: InferenceContext?
         if !header.cachedTokens.isEmpty {
-            context = try model.makeContext(contextLength: header.configuration.contextLength ?? model.contextLength,
-                                            fullSlidingWindowCache: header.configuration.usesFullSlidingWindowCache)
-            try Self.restore(archive, into: context!, path: url.path)
+            // The saved cache is loaded into a new context on the model's executor, like all
+            // llama.cpp work on contexts.
+            context = try await model.perform {
+                let context = try model.makeContext(contextLength: header.configuration.contextLength ?? model.contextLength,
+                                                    fullSlidingWindowCache: header.configuration.usesFullSlidingWindowCache)
+                try Self.restore(archive, into: context, path: url.path)
+                return context
+            }
         }
         try self.init(model: model, instructions: header.instructions, tools: tools, configuration: header.configuration,
                       template: template, transcript: header.transcript, turnCount: header.turnCount, cache: context)

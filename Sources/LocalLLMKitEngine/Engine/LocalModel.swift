@@ -109,6 +109,12 @@ public actor LocalModel {
     }
 
     /// The context that completions use, created on first use.
+    /// Runs `body` on the model's executor, where all llama.cpp work on its contexts happens
+    /// (work that no actor of the model owns yet, such as filling a new context).
+    package func perform<T: Sendable>(_ body: @Sendable () throws -> T) throws -> T {
+        try body()
+    }
+
     package func sharedContext() throws -> InferenceContext {
         if let completionContext { return completionContext }
         let context = try makeContext(contextLength: contextLength,

@@ -93,8 +93,8 @@ struct ArchiveValidationTests {
         try await original.save(to: saved)
         try ArchiveForger.forge(saved, to: forged, header: { forgery.apply(to: &$0) }, state: { forgery.apply(to: &$0) })
 
-        #expect {
-            _ = try Conversation(restoringFrom: forged, model: model)
+        await #expect {
+            _ = try await Conversation(restoringFrom: forged, model: model)
         } throws: { error in
             forgery.matches(error, path: forged.path)
         }

@@ -250,7 +250,7 @@ struct ConversationPersistenceTests {
         try await original.save(to: directory.file("saved.llmconv"))
         let expected = try await original.respond(to: "And lakes?", options: Self.greedy)
 
-        let restored = try Conversation(restoringFrom: directory.file("saved.llmconv"), model: model)
+        let restored = try await Conversation(restoringFrom: directory.file("saved.llmconv"), model: model)
         #expect(await restored.turnCount == 2)
         #expect(await restored.transcript.count == 5)
         let continued = try await restored.respond(to: "And lakes?", options: Self.greedy)
@@ -283,8 +283,8 @@ struct ConversationPersistenceTests {
             try GGUFRewriter.copy(TestModel.url(), to: copy, settingString: "general.name", to: "Another model")
             loadModel = try await LocalModel.load(from: copy, configuration: .init(contextLength: 1024))
         }
-        #expect {
-            _ = try Conversation(restoringFrom: url, model: loadModel)
+        await #expect {
+            _ = try await Conversation(restoringFrom: url, model: loadModel)
         } throws: { error in
             switch (damage, error) {
             case (.otherModel, LLMKitError.incompatibleConversationFile(let path, _)): return path == url.path

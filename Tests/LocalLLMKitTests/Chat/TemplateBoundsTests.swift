@@ -144,8 +144,8 @@ struct TemplateBoundsTests {
             configuration["chatTemplate"] = template.source
             header["configuration"] = configuration
         })
-        #expect {
-            _ = try Conversation(restoringFrom: forged, model: model)
+        await #expect {
+            _ = try await Conversation(restoringFrom: forged, model: model)
         } throws: { error in
             guard case LLMKitError.templateBoundExceeded(let bound, let reason) = error else { return false }
             return bound == template.bound && reason.contains(forged.path)

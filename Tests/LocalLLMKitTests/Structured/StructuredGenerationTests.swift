@@ -71,12 +71,12 @@ struct StructuredGenerationTests {
         let letter = try await conversation.respond(
             to: "Dear customer, your electricity bill of 45 EUR is due on 2026-12-15. Regards, PowerCo.",
             generating: Letter.self, options: .init(maximumResponseTokens: 200, sampling: .greedy))
-        #expect((0...3).contains(letter.value.urgency))
-        #expect(letter.value.steps.count <= 4)
-        #expect(letter.value.sender.count <= 40)
+        #expect((0...3).contains(letter.content.urgency))
+        #expect(letter.content.steps.count <= 4)
+        #expect(letter.content.sender.count <= 40)
         #expect(letter.stopReason == .endOfText)
-        let reparsed = try JSONSerialization.jsonObject(with: Data(letter.json.utf8)) as? [String: Any]
-        #expect(reparsed?["action"] as? String == letter.value.action.rawValue)
+        let reparsed = try JSONSerialization.jsonObject(with: Data(letter.text.utf8)) as? [String: Any]
+        #expect(reparsed?["action"] as? String == letter.content.action.rawValue)
 
         struct Profile: Decodable, StructuredOutput {
             struct Address: Decodable { var street: String; var city: String }
@@ -105,11 +105,11 @@ struct StructuredGenerationTests {
         }
         let profile = try await model.complete("A user profile in JSON:\n", generating: Profile.self,
                                                options: .init(maximumResponseTokens: 400, sampling: .greedy))
-        #expect((0...120).contains(profile.value.age))
-        #expect((0.5...2.5).contains(profile.value.height))
-        #expect(profile.value.tags.count <= 3)
-        #expect(profile.value.scores.values.allSatisfy { (0...100).contains($0) })
-        #expect(profile.json.contains(profile.value.id.uuidString.lowercased()) || profile.json.contains(profile.value.id.uuidString))
+        #expect((0...120).contains(profile.content.age))
+        #expect((0.5...2.5).contains(profile.content.height))
+        #expect(profile.content.tags.count <= 3)
+        #expect(profile.content.scores.values.allSatisfy { (0...100).contains($0) })
+        #expect(profile.text.contains(profile.content.id.uuidString.lowercased()) || profile.text.contains(profile.content.id.uuidString))
     }
 
     @Test("a token limit inside the JSON is reported as such, never as invalid JSON")
