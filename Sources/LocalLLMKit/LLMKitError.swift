@@ -58,7 +58,7 @@ extension LLMKitError: LocalizedError {
         case .invalidOption(let name, let reason):
             return "invalid value for \(name): \(reason)"
         case .noDefaultModel(let searched):
-            return "no model given and no default model installed (looked at \(searched.joined(separator: ", "))); run scripts/bootstrap or pass --model"
+            return "no model given and no default model installed (looked at \(searched.joined(separator: ", "))); run scripts/bootstrap or name a model file"
         case .templateFailed(let reason):
             return "chat template failed: \(reason)"
         case .outputParsingFailed(let reason):

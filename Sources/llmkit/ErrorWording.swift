@@ -20,6 +20,12 @@ enum ErrorWording {
                 + "tokens in all (prompt and answer); lower --max-tokens or raise --context"
         case LocalModel.Error.invalidOption(let name, let reason), LLMKitError.invalidOption(let name, let reason):
             return "invalid value for \(flags[name] ?? name): \(reason)"
+        case LLMKitError.noDefaultModel:
+            return error.localizedDescription + " (--model PATH)"
+        case LLMKitError.invalidModelReference(let reference, let reason) where reason.contains("symbolic link"):
+            return "invalid model reference \(reference): \(reason) (import without --move)"
+        case LLMKitError.libraryFailure(let path, let reason) where reason.contains("removing the leftovers"):
+            return "model library \(path): \(reason) (llmkit pull --clean)"
         default:
             return error.localizedDescription
         }

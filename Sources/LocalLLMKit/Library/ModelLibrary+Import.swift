@@ -76,7 +76,7 @@ extension ModelLibrary {
                 throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a symbolic link whose target is missing or loops")
             }
             guard !moving else {
-                throw LLMKitError.invalidModelReference(url.path, reason: "it is a symbolic link (to \(resolved)); moving it would move only the link, so import it without --move to copy the file it points to")
+                throw LLMKitError.invalidModelReference(url.path, reason: "it is a symbolic link (to \(resolved)); moving it would move only the link, so import it by copying to store the file it points to")
             }
             source = URL(filePath: resolved)
             guard LibraryFiles.kind(at: source) == .file else {

@@ -157,7 +157,7 @@ public actor ModelLibrary {
         do {
             try LibraryFiles.removeTree(at: trash)
         } catch {
-            throw LLMKitError.libraryFailure(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(error.localizedDescription)); `llmkit pull --clean` retries")
+            throw LLMKitError.libraryFailure(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(error.localizedDescription)); removing the leftovers retries")
         }
         return record
     }

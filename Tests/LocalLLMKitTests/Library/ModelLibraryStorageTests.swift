@@ -135,7 +135,7 @@ struct ModelLibraryStorageTests {
             try await library.importModel(at: link, moving: true)
         } throws: { error in
             guard case LLMKitError.invalidModelReference(let path, let reason) = error else { return false }
-            return path == link.path && reason.contains("symbolic link") && reason.contains("without --move")
+            return path == link.path && reason.contains("symbolic link") && reason.contains("by copying")
         }
         #expect(try await library.models().isEmpty)
         #expect(FileManager.default.fileExists(atPath: link.path) && FileManager.default.fileExists(atPath: blob.path))
