@@ -4,9 +4,17 @@ extension GrammarScanner {
     /// rules that does not remember rules already cleared, so it can take exponential time
     /// and recurse as deep as the longest chain), and the expansion of the root rule into
     /// its first parse stacks (exponential for grammars that nest ambiguous alternatives).
-    /// A grammar with undefined rules or no `root` is left to llama.cpp, which rejects it.
+    /// A grammar with an undefined rule or no `root` is rejected here, naming it, as llama.cpp
+    /// would (its parser prints why on stderr, which LocalLLMKit keeps silent).
     mutating func simulate() throws {
-        guard !rules.isEmpty, rules.allSatisfy({ $0 != nil }), let root = rootID else { return }
+        // Every symbol is referenced or defined; one without a rule is referenced only.
+        if let undefined = (0..<Int(symbolCount)).first(where: { $0 >= rules.count || rules[$0] == nil }) {
+            let name = symbolName(UInt32(undefined))
+            throw Self.failure("undefined rule identifier '\(name)'")
+        }
+        guard !rules.isEmpty, let root = rootID, Int(root) < rules.count else {
+            throw Self.failure("the grammar has no rule named root")
+        }
         let defined = rules.map { $0! }
         if try Self.hasLeftRecursion(defined) { return }        // llama.cpp reports it, before building stacks
         try Self.expandInitialStacks(rules: defined, root: Int(root))

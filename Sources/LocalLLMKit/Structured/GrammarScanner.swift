@@ -24,7 +24,7 @@ struct GrammarScanner {
     /// The grammar's UTF-8 bytes and a terminating NUL, as llama.cpp reads them.
     let bytes: [UInt8]
     private var symbols: [[UInt8]: UInt32] = [:]
-    private var symbolCount: UInt32 = 0
+    private(set) var symbolCount: UInt32 = 0
     /// Rules by id, as llama.cpp stores them (nil: referenced, not defined yet).
     private(set) var rules: [[Element]?] = []
     private var elementCount = 0
@@ -267,6 +267,11 @@ struct GrammarScanner {
         if UInt64(nameBytes) + newNameBytes > UInt64(SchemaLimits.maximumGrammarNameBytes) {
             throw Self.failure("the rule names llama.cpp would generate exceed \(SchemaLimits.maximumGrammarNameBytes) bytes")
         }
+    }
+
+    /// The name of rule `id`, for messages.
+    func symbolName(_ id: UInt32) -> String {
+        symbols.first { $0.value == id }.map { String(decoding: $0.key, as: UTF8.self) } ?? "#\(id)"
     }
 
     private mutating func symbol(_ name: [UInt8]) -> UInt32 {
