@@ -3,7 +3,7 @@ extension Conversation {
     /// example an earlier ``transcript``, which is `Codable` in OpenAI's message format).
     ///
     /// ```swift
-    /// let history = try JSONDecoder().decode([ChatMessage].self, from: storedHistory)
+    /// let history = try JSONDecoder().decode([ChatMessage].self, from: Data(contentsOf: url))
     /// let conversation = try Conversation(model: model, transcript: history)
     /// let answer = try await conversation.respond(to: "And what did I ask first?")
     /// ```
