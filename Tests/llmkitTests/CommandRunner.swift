@@ -107,6 +107,9 @@ final class PipeReader: @unchecked Sendable {
 
     var stdoutByteCount: Int { lock.withLock { out.count } }
 
+    /// What the process has written to stderr so far.
+    var standardErrorSoFar: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
     func finish() -> (String, String) {
         group.wait()
         return lock.withLock { (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)) }

@@ -64,9 +64,7 @@ struct ScratchLibrary {
 /// An `llmkit` process running in the background, whose output can be read as it comes.
 final class BackgroundLLMKit: @unchecked Sendable {
     private let process = Process()
-    private let lock = NSLock()
-    private var out = Data(), err = Data()
-    private let group = DispatchGroup()
+    private let reader: PipeReader
 
     init(_ arguments: [String], environment: [String: String]) throws {
         process.executableURL = try CommandRunner.llmkit()
@@ -77,8 +75,7 @@ final class BackgroundLLMKit: @unchecked Sendable {
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        drain(outPipe.fileHandleForReading, toStandardOutput: true)
-        drain(errPipe.fileHandleForReading, toStandardOutput: false)
+        reader = PipeReader(outPipe, errPipe)
     }
 
     deinit {
@@ -86,7 +83,7 @@ final class BackgroundLLMKit: @unchecked Sendable {
     }
 
     /// What it has written to stderr so far.
-    var standardError: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+    var standardError: String { reader.standardErrorSoFar }
 
     /// Waits for the exit (killing it after `timeout`, as a safety net).
     func wait(timeout: Duration = .seconds(300)) -> CommandRunner.Output {
@@ -95,25 +92,9 @@ final class BackgroundLLMKit: @unchecked Sendable {
             if ContinuousClock.now > deadline { process.terminate() }
             Thread.sleep(forTimeInterval: 0.01)
         }
-        group.wait()
-        return lock.withLock {
-            CommandRunner.Output(status: process.terminationStatus, exitedNormally: process.terminationReason == .exit,
-                                 stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
-        }
-    }
-
-    private func drain(_ handle: FileHandle, toStandardOutput: Bool) {
-        group.enter()
-        Thread.detachNewThread { [self] in
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                lock.withLock {
-                    if toStandardOutput { out.append(chunk) } else { err.append(chunk) }
-                }
-            }
-            group.leave()
-        }
+        let (out, err) = reader.finish()
+        return CommandRunner.Output(status: process.terminationStatus, exitedNormally: process.terminationReason == .exit,
+                                    stdout: out, stderr: err)
     }
 }
 
