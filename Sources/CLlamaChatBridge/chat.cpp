@@ -7,6 +7,7 @@
 #include "chat_render.hpp"
 #include "template_guard.hpp"
 
+#include <cctype>
 #include <memory>
 #include <vector>
 
@@ -312,6 +313,75 @@ extern "C" char * llmkit_chat_render_parse(const llmkit_chat_render * render, co
         out["reasoning_content"] = msg.reasoning_content;
         out["tool_calls"]        = calls;
         return llmkit::copy_string(out.dump_safe());
+    });
+}
+
+namespace {
+
+// The literal text a grammar trigger pattern starts with (after a leading `^`), up to the first
+// regex construct: `>>>(?!all)` gives `>>>`, `^\s+to$` gives nothing.
+std::string literal_prefix(const std::string & pattern) {
+    static const std::string meta = ".^$|?*+()[]{}\\";
+    std::string out;
+    size_t i = !pattern.empty() && pattern[0] == '^' ? 1 : 0;
+    while (i < pattern.size()) {
+        char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size() && std::ispunct(static_cast<unsigned char>(pattern[i + 1]))) {
+            c = pattern[i + 1];
+            i += 2;
+        } else if (meta.find(c) != std::string::npos) {
+            break;
+        } else {
+            i += 1;
+        }
+        // A quantifier after a character makes it optional or repeated: it is not part of the prefix.
+        if (i < pattern.size() && (pattern[i] == '?' || pattern[i] == '*' || pattern[i] == '{')) {
+            break;
+        }
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+extern "C" char * llmkit_chat_render_markers(const llmkit_chat_render * render, llmkit_error * error) {
+    return llmkit::guarded<char *>(error, nullptr, [&]() -> char * {
+        if (!render) {
+            throw std::invalid_argument("no render");
+        }
+        const auto & p = render->params;
+        std::vector<std::string> markers;
+        auto add = [&](const std::string & marker) {
+            if (!marker.empty()) {
+                markers.push_back(marker);
+            }
+        };
+        add(p.thinking_start_tag);
+        for (const auto & tag : p.thinking_end_tags) add(tag);
+        for (const auto & token : p.preserved_tokens) add(token);
+        for (const auto & stop : p.additional_stops) add(stop);
+        for (const auto & trigger : p.grammar_triggers) {
+            const bool pattern = trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN
+                || trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN_FULL;
+            add(pattern ? literal_prefix(trigger.value) : trigger.value);
+        }
+        // Free text ends where the parser's scanners (`until`, `ac`) stop: at their delimiters.
+        if (!p.parser.empty()) {
+            common_json arena = common_json::parse(p.parser);
+            common_json parsers = arena.contains("parsers") ? arena.at("parsers") : common_json::array();
+            for (size_t i = 0; i < parsers.size(); ++i) {
+                common_json parser = parsers[i];
+                const std::string type = parser.contains("type") ? parser.at("type").get<std::string>() : "";
+                if ((type == "until" || type == "ac") && parser.contains("delimiters")) {
+                    common_json delimiters = parser.at("delimiters");
+                    for (size_t k = 0; k < delimiters.size(); ++k) {
+                        add(delimiters[k].get<std::string>());
+                    }
+                }
+            }
+        }
+        return llmkit::copy_string(common_json(markers).dump_safe());
     });
 }
 

@@ -84,6 +84,12 @@ char * llmkit_chat_render_describe(const llmkit_chat_render * render, llmkit_err
 char * llmkit_chat_render_parse(const llmkit_chat_render * render, const char * text, bool is_partial,
                                 llmkit_error * error);
 
+/// The texts at which the template's output parser can change how it splits the output, as a
+/// JSON array of strings: the thinking tags, preserved tokens, extra stops, grammar triggers (the
+/// literal start of a pattern) and the delimiters where the parser's free-text scanners stop.
+/// Output that contains none of them (nor the start of one) only extends the text before it.
+char * llmkit_chat_render_markers(const llmkit_chat_render * render, llmkit_error * error);
+
 /// Frees a render. Accepts NULL.
 void llmkit_chat_render_free(llmkit_chat_render * render);
 

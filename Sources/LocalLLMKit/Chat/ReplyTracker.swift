@@ -13,6 +13,19 @@ struct ReplyTracker {
         return (thinking.isEmpty ? [] : [.thinking(thinking)]) + (text.isEmpty ? [] : [.text(text)])
     }
 
+    /// Extends the answer (or the thinking) by `chunk` without a parse: the event that
+    /// ``update(to:)`` gives for a parse equal to the last one plus `chunk`, in time
+    /// proportional to the chunk, not to the reply.
+    mutating func append(_ chunk: String, toThinking: Bool) -> [Conversation.Event] {
+        guard !chunk.isEmpty else { return [] }
+        if toThinking {
+            reply.reasoningContent += chunk
+            return [.thinking(chunk)]
+        }
+        reply.content += chunk
+        return [.text(chunk)]
+    }
+
     /// What `new` adds to `old`, compared by Unicode scalars; nil when `new` does not extend `old`.
     static func delta(from old: String, to new: String) -> String? {
         let oldScalars = old.unicodeScalars, newScalars = new.unicodeScalars

@@ -1,0 +1,103 @@
+/// Follows a model's output chunk by chunk and turns it into stream events, parsing it with the
+/// template's parser only when a chunk could change how the output splits.
+///
+/// A parse costs time in proportion to the whole output, so parsing after every chunk makes a
+/// long answer quadratic. After a parse in which no tool call has begun and the output's last
+/// ``ReplyMarkers/window`` bytes are, verbatim, the end of the answer (or of the thinking), a
+/// chunk only extends that text when no marker can begin in it or reach into it (no byte that
+/// starts a marker, in the chunk or in the window before it) and it does not end in white space
+/// (which a parser may trim or hold back). Such a chunk becomes a delta without a parse; any other
+/// chunk is parsed as before. The events are exactly those of parsing every chunk.
+package struct ReplyStream {
+    /// When a stream parses the output.
+    package enum Parsing: Sendable, Equatable {
+        /// Only after chunks that could change the split (the default).
+        case incremental
+        /// After every chunk: the behaviour before incremental parsing, kept for comparison.
+        case everyChunk
+    }
+
+    private let render: ChatRenderHandle
+    private let thinkingEndTags: [String]
+    /// nil when every chunk is parsed.
+    private let markers: ReplyMarkers?
+    /// Everything generated so far.
+    private(set) var raw = ""
+    private var rawByteCount = 0
+    /// The byte offset in ``raw`` just after the last byte that could begin a marker.
+    private var markerFreeStart = 0
+    private var tracker = ReplyTracker()
+    /// Whether the end of the output is the end of the thinking (true) or of the answer (false) in
+    /// the last parse, when the next chunk can extend it without a parse; nil otherwise.
+    private var growsThinking: Bool?
+    /// For each tool call found so far, whether the model made it while thinking.
+    private(set) var phases: [ToolInvocation.Phase] = []
+    /// Parses made so far, the final one included.
+    private(set) var parseCount = 0
+
+    /// A stream for output generated after `rendered`.
+    init(rendered: ChatTemplate.RenderedPrompt, parsing: Parsing) {
+        render = rendered.render
+        thinkingEndTags = rendered.thinkingEndTags
+        // Without the parser's markers nothing is known to be safe: every chunk is parsed.
+        markers = parsing == .incremental ? (try? rendered.render.markers()).map(ReplyMarkers.init) : nil
+    }
+
+    /// The answer, thinking and tool calls as of the last event.
+    var reply: ParsedReply { tracker.reply }
+
+    /// Adds a chunk of output and returns the events it causes.
+    mutating func append(_ chunk: String) -> [Conversation.Event] {
+        let start = rawByteCount
+        raw += chunk
+        rawByteCount += chunk.utf8.count
+        guard let markers else { return parse() }
+        let markerFreeBefore = start - markerFreeStart
+        var plain = true
+        var offset = start
+        for byte in chunk.utf8 {
+            offset += 1
+            if markers.canStart(byte) {
+                plain = false
+                markerFreeStart = offset
+            }
+        }
+        if let thinking = growsThinking, plain, markerFreeBefore >= markers.window,
+           let last = chunk.unicodeScalars.last, !last.properties.isWhitespace {
+            return tracker.append(chunk, toThinking: thinking)
+        }
+        return parse()
+    }
+
+    /// The final parse of the whole output (not partial), and the events it causes.
+    mutating func finish() -> [Conversation.Event] {
+        parseCount += 1
+        let final = (try? render.parse(raw, isPartial: false)) ?? (try? render.parse(raw, isPartial: true)) ?? tracker.reply
+        return tracker.update(to: final)
+    }
+
+    /// Parses the output so far as partial output.
+    private mutating func parse() -> [Conversation.Event] {
+        parseCount += 1
+        growsThinking = nil
+        guard let parsed = try? render.parse(raw, isPartial: true) else { return [] }
+        if phases.count < parsed.toolCalls.count {
+            // A call made before the thinking block closed belongs to the thinking phase.
+            let thinking = !parsed.reasoningContent.isEmpty && !thinkingEndTags.contains { raw.contains($0) }
+            phases += Array(repeating: thinking ? .thinking : .answer, count: parsed.toolCalls.count - phases.count)
+        }
+        if let markers { growsThinking = growingField(of: parsed, window: markers.window) }
+        return tracker.update(to: parsed)
+    }
+
+    /// Which text the end of the output extends in `parsed`: the one whose end is, verbatim, the
+    /// output's last `window` bytes (only one may be). Nil while a tool call has begun, since its
+    /// arguments are not text a chunk can simply extend.
+    private func growingField(of parsed: ParsedReply, window: Int) -> Bool? {
+        guard parsed.toolCalls.isEmpty, rawByteCount >= window else { return nil }
+        let tail = raw.utf8.suffix(window)
+        let inAnswer = parsed.content.utf8.suffix(window).elementsEqual(tail)
+        let inThinking = parsed.reasoningContent.utf8.suffix(window).elementsEqual(tail)
+        return inAnswer == inThinking ? nil : inThinking
+    }
+}
