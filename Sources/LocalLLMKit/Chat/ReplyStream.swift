@@ -37,10 +37,15 @@ package struct ReplyStream {
 
     /// A stream for output generated after `rendered`.
     init(rendered: ChatTemplate.RenderedPrompt, parsing: Parsing) {
-        render = rendered.render
-        thinkingEndTags = rendered.thinkingEndTags
+        self.init(render: rendered.render, thinkingEndTags: rendered.thinkingEndTags, parsing: parsing)
+    }
+
+    /// A stream for output that `render`'s parser splits; `thinkingEndTags` close its thinking.
+    init(render: ChatRenderHandle, thinkingEndTags: [String], parsing: Parsing) {
+        self.render = render
+        self.thinkingEndTags = thinkingEndTags
         // Without the parser's markers nothing is known to be safe: every chunk is parsed.
-        markers = parsing == .incremental ? (try? rendered.render.markers()).map(ReplyMarkers.init) : nil
+        markers = parsing == .incremental ? (try? render.markers()).map(ReplyMarkers.init) : nil
     }
 
     /// The answer, thinking and tool calls as of the last event.
