@@ -4,10 +4,11 @@
 /// A parse costs time in proportion to the whole output, so parsing after every chunk makes a
 /// long answer quadratic. After a parse in which no tool call has begun and the output's last
 /// ``ReplyMarkers/window`` bytes are, verbatim, the end of the answer (or of the thinking), a
-/// chunk only extends that text when no marker can begin in it or reach into it (no byte that
-/// starts a marker, in the chunk or in the window before it) and it does not end in white space
-/// (which a parser may trim or hold back). Such a chunk becomes a delta without a parse; any other
-/// chunk is parsed as before. The events are exactly those of parsing every chunk.
+/// chunk only extends that text when no marker can begin in it or reach into it: no byte that
+/// starts a marker, in the chunk or in the window before it. Such a chunk becomes a delta without
+/// a parse; any other chunk is parsed as before. A chunk that ends in white space is parsed too,
+/// until a parse has shown that this text keeps that white space at its end (a parser may trim
+/// it or hold it back). The events are exactly those of parsing every chunk.
 package struct ReplyStream {
     /// When a stream parses the output.
     package enum Parsing: Sendable, Equatable {
@@ -15,6 +16,11 @@ package struct ReplyStream {
         case incremental
         /// After every chunk: the behaviour before incremental parsing, kept for comparison.
         case everyChunk
+    }
+
+    /// The text that the end of the output extends.
+    private enum Field: Int {
+        case answer, thinking
     }
 
     private let render: ChatRenderHandle
@@ -27,9 +33,11 @@ package struct ReplyStream {
     /// The byte offset in ``raw`` just after the last byte that could begin a marker.
     private var markerFreeStart = 0
     private var tracker = ReplyTracker()
-    /// Whether the end of the output is the end of the thinking (true) or of the answer (false) in
-    /// the last parse, when the next chunk can extend it without a parse; nil otherwise.
-    private var growsThinking: Bool?
+    /// The text that the end of the output was, verbatim, in the last parse, when the next chunk
+    /// can extend it without a parse; nil otherwise.
+    private var growing: Field?
+    /// For each field, the ASCII white-space bytes a parse has kept at its end.
+    private var keptTrailingSpace: [Set<UInt8>] = [[], []]
     /// For each tool call found so far, whether the model made it while thinking.
     private(set) var phases: [ToolInvocation.Phase] = []
     /// Parses made so far, the final one included.
@@ -67,9 +75,9 @@ package struct ReplyStream {
                 markerFreeStart = offset
             }
         }
-        if let thinking = growsThinking, plain, markerFreeBefore >= markers.window,
-           let last = chunk.unicodeScalars.last, !last.properties.isWhitespace {
-            return tracker.append(chunk, toThinking: thinking)
+        if let field = growing, plain, markerFreeBefore >= markers.window, let last = chunk.utf8.last,
+           !Self.endsInSpace(chunk) || keptTrailingSpace[field.rawValue].contains(last) {
+            return tracker.append(chunk, toThinking: field == .thinking)
         }
         return parse()
     }
@@ -84,25 +92,35 @@ package struct ReplyStream {
     /// Parses the output so far as partial output.
     private mutating func parse() -> [Conversation.Event] {
         parseCount += 1
-        growsThinking = nil
+        growing = nil
         guard let parsed = try? render.parse(raw, isPartial: true) else { return [] }
         if phases.count < parsed.toolCalls.count {
             // A call made before the thinking block closed belongs to the thinking phase.
             let thinking = !parsed.reasoningContent.isEmpty && !thinkingEndTags.contains { raw.contains($0) }
             phases += Array(repeating: thinking ? .thinking : .answer, count: parsed.toolCalls.count - phases.count)
         }
-        if let markers { growsThinking = growingField(of: parsed, window: markers.window) }
+        if let markers, let field = growingField(of: parsed, window: markers.window) {
+            growing = field
+            if Self.endsInSpace(raw), let last = raw.utf8.last, last < 0x80 {
+                keptTrailingSpace[field.rawValue].insert(last)
+            }
+        }
         return tracker.update(to: parsed)
     }
 
     /// Which text the end of the output extends in `parsed`: the one whose end is, verbatim, the
     /// output's last `window` bytes (only one may be). Nil while a tool call has begun, since its
     /// arguments are not text a chunk can simply extend.
-    private func growingField(of parsed: ParsedReply, window: Int) -> Bool? {
+    private func growingField(of parsed: ParsedReply, window: Int) -> Field? {
         guard parsed.toolCalls.isEmpty, rawByteCount >= window else { return nil }
         let tail = raw.utf8.suffix(window)
         let inAnswer = parsed.content.utf8.suffix(window).elementsEqual(tail)
         let inThinking = parsed.reasoningContent.utf8.suffix(window).elementsEqual(tail)
-        return inAnswer == inThinking ? nil : inThinking
+        return inAnswer == inThinking ? nil : inThinking ? .thinking : .answer
+    }
+
+    /// Whether `text` ends in a white-space character.
+    private static func endsInSpace(_ text: String) -> Bool {
+        text.unicodeScalars.last?.properties.isWhitespace ?? false
     }
 }
