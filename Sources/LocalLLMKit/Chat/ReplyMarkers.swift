@@ -3,6 +3,10 @@
 struct ReplyMarkers {
     /// Whether each byte value can begin a marker.
     private let starts: [Bool]
+    /// Whether each byte value begins markup in general (see ``generic``).
+    private let genericStarts: [Bool]
+    /// The markers, by their first byte.
+    private let byFirstByte: [[[UInt8]]]
     /// The length in bytes of the longest marker, and at least ``minimumWindow``: a marker that
     /// begins this far or farther before a chunk cannot reach into it.
     let window: Int
@@ -10,23 +14,48 @@ struct ReplyMarkers {
     /// The shortest window: output whose last 16 bytes are verbatim the end of the parsed text
     /// is not being held back by the parser as the possible start of something else.
     static let minimumWindow = 16
-    /// Bytes that begin markup in the formats llama.cpp parses (tags, JSON, bracketed tokens),
-    /// treated as marker starts even when the template names no marker with them.
-    static let alwaysStarting = Array("<[{".utf8)
+    /// Bytes that begin markup in the formats llama.cpp parses (tags, JSON, bracketed tokens). They
+    /// count as marker starts even when the template names no marker with them, and any marker may
+    /// follow them: after one, chunks are parsed until a whole window has passed.
+    static let generic = Array("<[{".utf8)
 
     init(_ markers: [String]) {
         var starts = [Bool](repeating: false, count: 256)
-        for byte in Self.alwaysStarting { starts[Int(byte)] = true }
+        var genericStarts = [Bool](repeating: false, count: 256)
+        for byte in Self.generic {
+            starts[Int(byte)] = true
+            genericStarts[Int(byte)] = true
+        }
+        var byFirstByte = [[[UInt8]]](repeating: [], count: 256)
         var window = Self.minimumWindow
-        for marker in markers {
-            guard let first = marker.utf8.first else { continue }
+        for marker in Set(markers) {
+            let bytes = Array(marker.utf8)
+            guard let first = bytes.first else { continue }
             starts[Int(first)] = true
-            window = max(window, marker.utf8.count)
+            byFirstByte[Int(first)].append(bytes)
+            window = max(window, bytes.count)
         }
         self.starts = starts
+        self.genericStarts = genericStarts
+        self.byFirstByte = byFirstByte
         self.window = window
     }
 
-    /// Whether `byte` can be the first byte of a marker.
-    func canStart(_ byte: UInt8) -> Bool { starts[Int(byte)] }
+    /// Whether `byte` begins markup in general (one of ``generic``).
+    func isGeneric(_ byte: UInt8) -> Bool { genericStarts[Int(byte)] }
+
+    /// Whether a known marker, or the beginning of one, overlaps a chunk: one that begins before the
+    /// chunk and continues into it, or one that begins inside it. `bytes` ends with the chunk (its
+    /// last `chunkLength` bytes) and holds at least the `window - 1` bytes before it, or the whole output.
+    func touchesChunk(_ bytes: [UInt8], chunkLength: Int) -> Bool {
+        let chunkStart = bytes.count - chunkLength
+        for start in max(0, chunkStart - window + 1)..<bytes.count where starts[Int(bytes[start])] {
+            for marker in byFirstByte[Int(bytes[start])] where start + marker.count > chunkStart {
+                // The bytes there agree with the marker as far as the output goes.
+                let end = min(bytes.count, start + marker.count)
+                if bytes[start..<end].elementsEqual(marker[0..<(end - start)]) { return true }
+            }
+        }
+        return false
+    }
 }

@@ -4,11 +4,12 @@
 /// A parse costs time in proportion to the whole output, so parsing after every chunk makes a
 /// long answer quadratic. After a parse in which no tool call has begun and the output's last
 /// ``ReplyMarkers/window`` bytes are, verbatim, the end of the answer (or of the thinking), a
-/// chunk only extends that text when no marker can begin in it or reach into it: no byte that
-/// starts a marker, in the chunk or in the window before it. Such a chunk becomes a delta without
-/// a parse; any other chunk is parsed as before. A chunk that ends in white space is parsed too,
-/// until a parse has shown that this text keeps that white space at its end (a parser may trim
-/// it or hold it back). The events are exactly those of parsing every chunk.
+/// chunk only extends that text when no marker can begin in it or reach into it: no generic
+/// markup byte (`<`, `[`, `{`) is in the chunk or in the window before it, and no known marker
+/// (``ChatRenderHandle/markers()``), whole or begun, overlaps the chunk. Such a chunk becomes a
+/// delta without a parse; any other chunk is parsed as before. A chunk that ends in white space
+/// is parsed too, until a parse has shown that this text keeps that white space at its end (a
+/// parser may trim it or hold it back). The events are exactly those of parsing every chunk.
 package struct ReplyStream {
     /// When a stream parses the output.
     package enum Parsing: Sendable, Equatable {
@@ -30,8 +31,8 @@ package struct ReplyStream {
     /// Everything generated so far.
     private(set) var raw = ""
     private var rawByteCount = 0
-    /// The byte offset in ``raw`` just after the last byte that could begin a marker.
-    private var markerFreeStart = 0
+    /// The byte offset in ``raw`` just after the last generic markup byte.
+    private var genericFreeStart = 0
     private var tracker = ReplyTracker()
     /// The text that the end of the output was, verbatim, in the last parse, when the next chunk
     /// can extend it without a parse; nil otherwise.
@@ -65,19 +66,23 @@ package struct ReplyStream {
         raw += chunk
         rawByteCount += chunk.utf8.count
         guard let markers else { return parse() }
-        let markerFreeBefore = start - markerFreeStart
-        var plain = true
+        let genericFreeBefore = start - genericFreeStart
+        var generic = false
         var offset = start
         for byte in chunk.utf8 {
             offset += 1
-            if markers.canStart(byte) {
-                plain = false
-                markerFreeStart = offset
+            if markers.isGeneric(byte) {
+                generic = true
+                genericFreeStart = offset
             }
         }
-        if let field = growing, plain, markerFreeBefore >= markers.window, let last = chunk.utf8.last,
+        if let field = growing, !generic, genericFreeBefore >= markers.window, let last = chunk.utf8.last,
            !Self.endsInSpace(chunk) || keptTrailingSpace[field.rawValue].contains(last) {
-            return tracker.append(chunk, toThinking: field == .thinking)
+            let chunkLength = rawByteCount - start
+            let recent = Array(raw.utf8.suffix(min(rawByteCount, markers.window - 1 + chunkLength)))
+            if !markers.touchesChunk(recent, chunkLength: chunkLength) {
+                return tracker.append(chunk, toThinking: field == .thinking)
+            }
         }
         return parse()
     }
