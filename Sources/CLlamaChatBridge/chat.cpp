@@ -8,6 +8,8 @@
 #include "template_guard.hpp"
 
 #include <cctype>
+#include <cstdlib>
+#include <new>
 #include <memory>
 #include <vector>
 
@@ -293,6 +295,45 @@ extern "C" char * llmkit_chat_render_describe(const llmkit_chat_render * render,
     });
 }
 
+namespace {
+
+/// The tool calls of a parsed message, as the JSON array both parse functions return.
+common_json tool_calls_json(const common_chat_msg & msg) {
+    common_json calls = common_json::array();
+    for (const auto & call : msg.tool_calls) {
+        common_json item = common_json::object();
+        item["name"]      = call.name;
+        item["arguments"] = call.arguments;
+        item["id"]        = call.id;
+        calls.push_back(item);
+    }
+    return calls;
+}
+
+/// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF).
+bool is_valid_utf8(const std::string & text) {
+    size_t i = 0;
+    while (i < text.size()) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        size_t length = 0;
+        unsigned char low = 0x80, high = 0xBF;
+        if (c < 0x80) { i += 1; continue; }
+        else if (c >= 0xC2 && c <= 0xDF) length = 2;
+        else if (c >= 0xE0 && c <= 0xEF) { length = 3; if (c == 0xE0) low = 0xA0; if (c == 0xED) high = 0x9F; }
+        else if (c >= 0xF0 && c <= 0xF4) { length = 4; if (c == 0xF0) low = 0x90; if (c == 0xF4) high = 0x8F; }
+        else return false;
+        if (i + length > text.size()) return false;
+        for (size_t k = 1; k < length; ++k) {
+            const unsigned char next = static_cast<unsigned char>(text[i + k]);
+            if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xBF)) return false;
+        }
+        i += length;
+    }
+    return true;
+}
+
+} // namespace
+
 extern "C" char * llmkit_chat_render_parse(const llmkit_chat_render * render, const char * text, bool is_partial,
                                            llmkit_error * error) {
     return llmkit::guarded<char *>(error, nullptr, [&]() -> char * {
@@ -300,20 +341,48 @@ extern "C" char * llmkit_chat_render_parse(const llmkit_chat_render * render, co
             throw std::invalid_argument("parse needs a render and text");
         }
         const common_chat_msg msg = common_chat_parse(text, is_partial, render->parser);
-        common_json calls = common_json::array();
-        for (const auto & call : msg.tool_calls) {
-            common_json item = common_json::object();
-            item["name"]      = call.name;
-            item["arguments"] = call.arguments;
-            item["id"]        = call.id;
-            calls.push_back(item);
-        }
         common_json out = common_json::object();
         out["content"]           = msg.content;
         out["reasoning_content"] = msg.reasoning_content;
-        out["tool_calls"]        = calls;
+        out["tool_calls"]        = tool_calls_json(msg);
         return llmkit::copy_string(out.dump_safe());
     });
+}
+
+extern "C" bool llmkit_chat_render_parse_parts(const llmkit_chat_render * render, const char * text, bool is_partial,
+                                               llmkit_chat_parts * parts, llmkit_error * error) {
+    return llmkit::guarded<bool>(error, false, [&]() -> bool {
+        if (!render || !text || !parts) {
+            throw std::invalid_argument("parse needs a render, text and room for the parts");
+        }
+        *parts = llmkit_chat_parts{};
+        const common_chat_msg msg = common_chat_parse(text, is_partial, render->parser);
+        parts->valid_utf8 = is_valid_utf8(msg.content) && is_valid_utf8(msg.reasoning_content);
+        if (!parts->valid_utf8) {
+            return true;
+        }
+        const std::string calls = msg.tool_calls.empty() ? std::string("[]") : tool_calls_json(msg).dump_safe();
+        parts->content = llmkit::copy_string(msg.content);
+        parts->reasoning = llmkit::copy_string(msg.reasoning_content);
+        parts->tool_calls = llmkit::copy_string(calls);
+        if (!parts->content || !parts->reasoning || !parts->tool_calls) {
+            llmkit_chat_parts_free(parts);
+            throw std::bad_alloc();
+        }
+        parts->content_length = msg.content.size();
+        parts->reasoning_length = msg.reasoning_content.size();
+        return true;
+    });
+}
+
+extern "C" void llmkit_chat_parts_free(llmkit_chat_parts * parts) {
+    if (!parts) {
+        return;
+    }
+    std::free(parts->content);
+    std::free(parts->reasoning);
+    std::free(parts->tool_calls);
+    *parts = llmkit_chat_parts{};
 }
 
 namespace {

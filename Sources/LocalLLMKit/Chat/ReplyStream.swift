@@ -90,7 +90,7 @@ package struct ReplyStream {
     /// The final parse of the whole output (not partial), and the events it causes.
     mutating func finish() -> [Conversation.Event] {
         parseCount += 1
-        let final = (try? render.parse(raw, isPartial: false)) ?? (try? render.parse(raw, isPartial: true)) ?? tracker.reply
+        let final = (try? parse(raw, isPartial: false)) ?? (try? parse(raw, isPartial: true)) ?? tracker.reply
         return tracker.update(to: final)
     }
 
@@ -98,7 +98,7 @@ package struct ReplyStream {
     private mutating func parse() -> [Conversation.Event] {
         parseCount += 1
         growing = nil
-        guard let parsed = try? render.parse(raw, isPartial: true) else { return [] }
+        guard let parsed = try? parse(raw, isPartial: true) else { return [] }
         if phases.count < parsed.toolCalls.count {
             // A call made before the thinking block closed belongs to the thinking phase.
             let thinking = !parsed.reasoningContent.isEmpty && !thinkingEndTags.contains { raw.contains($0) }
@@ -111,6 +111,12 @@ package struct ReplyStream {
             }
         }
         return tracker.update(to: parsed)
+    }
+
+    /// `text` split by the template's parser: through JSON when every chunk is parsed (as before
+    /// incremental parsing), as plain texts otherwise (the same result, for less).
+    private func parse(_ text: String, isPartial: Bool) throws -> ParsedReply {
+        markers == nil ? try render.parse(text, isPartial: isPartial) : try render.parseParts(text, isPartial: isPartial)
     }
 
     /// Which text the end of the output extends in `parsed`: the one whose end is, verbatim, the
