@@ -16,8 +16,9 @@ struct ReplyMarkers {
     static let minimumWindow = 16
     /// Bytes that begin markup in the formats llama.cpp parses (tags, JSON, bracketed tokens). They
     /// count as marker starts even when the template names no marker with them, and any marker may
-    /// follow them: after one, chunks are parsed until a whole window has passed.
-    static let generic = Array("<[{".utf8)
+    /// follow them: after one, chunks are parsed until a whole window has passed. NUL is one too:
+    /// the parser reads the output as a C string, so nothing after a NUL reaches it.
+    static let generic = Array("<[{\u{0}".utf8)
 
     init(_ markers: [String]) {
         var starts = [Bool](repeating: false, count: 256)

@@ -122,7 +122,7 @@ struct ReplyStreamTests {
     static func pieces(_ testCase: Case) throws -> [String] {
         let words = [" the", " answer", "word", ".", ",", "\n", "\n\n", " ", "  ", "\t", "\r\n", "{", "}", "[", "]", "\"",
                      ":", "<", ">", "/", "|", "function call", "calculator", "\"name\"", " 日本", "😀", "\u{3000}", "\u{A0}",
-                     "```", "json", "</", "think", "｜", "▁"]
+                     "```", "json", "</", "think", "｜", "▁", "\u{0}"]
         let markers = try testCase.render.markers() + [testCase.details.thinkingStartTag]
         return words + markers.filter { !$0.isEmpty }.flatMap { marker -> [String] in
             let scalars = Array(marker.unicodeScalars), half = scalars.count / 2
