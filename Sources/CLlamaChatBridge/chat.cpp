@@ -420,21 +420,12 @@ extern "C" char * llmkit_chat_render_markers(const llmkit_chat_render * render, 
             throw std::invalid_argument("no render");
         }
         const auto & p = render->params;
-        std::vector<std::string> markers;
-        auto add = [&](const std::string & marker) {
+        std::vector<std::string> delimiters, markers;
+        auto add = [](std::vector<std::string> & list, const std::string & marker) {
             if (!marker.empty()) {
-                markers.push_back(marker);
+                list.push_back(marker);
             }
         };
-        add(p.thinking_start_tag);
-        for (const auto & tag : p.thinking_end_tags) add(tag);
-        for (const auto & token : p.preserved_tokens) add(token);
-        for (const auto & stop : p.additional_stops) add(stop);
-        for (const auto & trigger : p.grammar_triggers) {
-            const bool pattern = trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN
-                || trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN_FULL;
-            add(pattern ? literal_prefix(trigger.value) : trigger.value);
-        }
         // Free text ends where the parser's scanners (`until`, `ac`) stop: at their delimiters.
         if (!p.parser.empty()) {
             common_json arena = common_json::parse(p.parser);
@@ -443,14 +434,26 @@ extern "C" char * llmkit_chat_render_markers(const llmkit_chat_render * render, 
                 common_json parser = parsers[i];
                 const std::string type = parser.contains("type") ? parser.at("type").get<std::string>() : "";
                 if ((type == "until" || type == "ac") && parser.contains("delimiters")) {
-                    common_json delimiters = parser.at("delimiters");
-                    for (size_t k = 0; k < delimiters.size(); ++k) {
-                        add(delimiters[k].get<std::string>());
+                    common_json found = parser.at("delimiters");
+                    for (size_t k = 0; k < found.size(); ++k) {
+                        add(delimiters, found[k].get<std::string>());
                     }
                 }
             }
         }
-        return llmkit::copy_string(common_json(markers).dump_safe());
+        add(markers, p.thinking_start_tag);
+        for (const auto & tag : p.thinking_end_tags) add(markers, tag);
+        for (const auto & token : p.preserved_tokens) add(markers, token);
+        for (const auto & stop : p.additional_stops) add(markers, stop);
+        for (const auto & trigger : p.grammar_triggers) {
+            const bool pattern = trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN
+                || trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN_FULL;
+            add(markers, pattern ? literal_prefix(trigger.value) : trigger.value);
+        }
+        common_json out = common_json::object();
+        out["delimiters"] = delimiters;
+        out["markers"] = markers;
+        return llmkit::copy_string(out.dump_safe());
     });
 }
 

@@ -106,9 +106,11 @@ bool llmkit_chat_render_parse_parts(const llmkit_chat_render * render, const cha
 void llmkit_chat_parts_free(llmkit_chat_parts * parts);
 
 /// The texts at which the template's output parser can change how it splits the output, as a
-/// JSON array of strings: the thinking tags, preserved tokens, extra stops, grammar triggers (the
-/// literal start of a pattern) and the delimiters where the parser's free-text scanners stop.
-/// Output that contains none of them (nor the start of one) only extends the text before it.
+/// JSON object `{"delimiters": [...], "markers": [...]}`: the delimiters where the parser's
+/// free-text scanners stop (a scan holds back the start of one at the end of the output), and
+/// the thinking tags, preserved tokens, extra stops and grammar triggers (the literal start of a
+/// pattern) the template names. Output that contains none of them (nor the start of a delimiter
+/// at its end) only extends the text before it.
 char * llmkit_chat_render_markers(const llmkit_chat_render * render, llmkit_error * error);
 
 /// Frees a render. Accepts NULL.

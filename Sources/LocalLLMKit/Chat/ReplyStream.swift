@@ -2,14 +2,15 @@
 /// template's parser only when a chunk could change how the output splits.
 ///
 /// A parse costs time in proportion to the whole output, so parsing after every chunk makes a
-/// long answer quadratic. After a parse in which no tool call has begun and the output's last
-/// ``ReplyMarkers/window`` bytes are, verbatim, the end of the answer (or of the thinking), a
-/// chunk only extends that text when no marker can begin in it or reach into it: no generic
-/// markup byte (`<`, `[`, `{`) is in the chunk or in the window before it, and no known marker
-/// (``ChatRenderHandle/markers()``), whole or begun, overlaps the chunk. Such a chunk becomes a
-/// delta without a parse; any other chunk is parsed as before. A chunk that ends in white space
-/// is parsed too, until a parse has shown that this text keeps that white space at its end (a
-/// parser may trim it or hold it back). The events are exactly those of parsing every chunk.
+/// long answer quadratic. After a parse that only appended the new output, verbatim, to the answer
+/// (or to the thinking), and in which no tool call has begun, a chunk only extends that text when
+/// no marker can begin in it or reach into it: no generic markup byte (`<`, `[`, `{`, NUL) is in
+/// the chunk or in the ``ReplyMarkers/window`` before it, and no known marker
+/// (``ChatRenderHandle/markers()``) overlaps the chunk, whole or, for a delimiter of the parser's
+/// scans, begun at its end. Such a chunk becomes a delta without a parse; any other chunk is
+/// parsed as before. A chunk that ends in white space is parsed too, until a parse has shown that
+/// this text keeps that white space at its end (a parser may trim it or hold it back). The events
+/// are exactly those of parsing every chunk.
 package struct ReplyStream {
     /// When a stream parses the output.
     package enum Parsing: Sendable, Equatable {
@@ -31,6 +32,8 @@ package struct ReplyStream {
     /// Everything generated so far.
     private(set) var raw = ""
     private var rawByteCount = 0
+    /// How much of the output, in bytes, the tracker's reply stands for.
+    private var replyByteCount = 0
     /// The byte offset in ``raw`` just after the last generic markup byte.
     private var genericFreeStart = 0
     private var tracker = ReplyTracker()
@@ -81,6 +84,7 @@ package struct ReplyStream {
             let chunkLength = rawByteCount - start
             let recent = Array(raw.utf8.suffix(min(rawByteCount, markers.window - 1 + chunkLength)))
             if !markers.touchesChunk(recent, chunkLength: chunkLength) {
+                replyByteCount = rawByteCount
                 return tracker.append(chunk, toThinking: field == .thinking)
             }
         }
@@ -104,13 +108,16 @@ package struct ReplyStream {
             let thinking = !parsed.reasoningContent.isEmpty && !thinkingEndTags.contains { raw.contains($0) }
             phases += Array(repeating: thinking ? .thinking : .answer, count: parsed.toolCalls.count - phases.count)
         }
-        if let markers, let field = growingField(of: parsed, window: markers.window) {
+        let added = rawByteCount - replyByteCount
+        let events = tracker.update(to: parsed)
+        replyByteCount = rawByteCount
+        if let markers, let field = growingField(of: parsed, events: events, added: added, window: markers.window) {
             growing = field
             if Self.endsInSpace(raw), let last = raw.utf8.last, last < 0x80 {
                 keptTrailingSpace[field.rawValue].insert(last)
             }
         }
-        return tracker.update(to: parsed)
+        return events
     }
 
     /// `text` split by the template's parser: through JSON when every chunk is parsed (as before
@@ -119,15 +126,21 @@ package struct ReplyStream {
         markers == nil ? try render.parse(text, isPartial: isPartial) : try render.parseParts(text, isPartial: isPartial)
     }
 
-    /// Which text the end of the output extends in `parsed`: the one whose end is, verbatim, the
-    /// output's last `window` bytes (only one may be). Nil while a tool call has begun, since its
-    /// arguments are not text a chunk can simply extend.
-    private func growingField(of parsed: ParsedReply, window: Int) -> Field? {
-        guard parsed.toolCalls.isEmpty, rawByteCount >= window else { return nil }
-        let tail = raw.utf8.suffix(window)
-        let inAnswer = parsed.content.utf8.suffix(window).elementsEqual(tail)
-        let inThinking = parsed.reasoningContent.utf8.suffix(window).elementsEqual(tail)
-        return inAnswer == inThinking ? nil : inThinking ? .thinking : .answer
+    /// Which text the end of the output extends in `parsed`, known from what the parse did: it
+    /// appended to that text exactly the `added` bytes of output since the previous reply (its
+    /// only event), and that text now ends with the output's last `window` bytes. (The end alone
+    /// can match by chance, where the output repeats text the parser stopped reading before.) Nil
+    /// while a tool call has begun, since its arguments are not text a chunk can simply extend.
+    private func growingField(of parsed: ParsedReply, events: [Conversation.Event], added: Int, window: Int) -> Field? {
+        guard parsed.toolCalls.isEmpty, added > 0, rawByteCount >= window, events.count == 1 else { return nil }
+        let field: Field, text: String, delta: String
+        switch events[0] {
+        case .text(let appended): (field, text, delta) = (.answer, parsed.content, appended)
+        case .thinking(let appended): (field, text, delta) = (.thinking, parsed.reasoningContent, appended)
+        default: return nil
+        }
+        guard delta.utf8.elementsEqual(raw.utf8.suffix(added)) else { return nil }
+        return text.utf8.suffix(window).elementsEqual(raw.utf8.suffix(window)) ? field : nil
     }
 
     /// Whether `text` ends in a white-space character.

@@ -38,7 +38,8 @@ struct LinearStreamingTests {
                                      parsing: .everyChunk)
         let incremental = ReplyReplay(chunks, render: rendered.render, thinkingEndTags: rendered.thinkingEndTags,
                                       parsing: .incremental)
-        #expect(everyChunk == incremental, "\(ReplyReplay.firstDifference(everyChunk, incremental, chunks: chunks))")
+        let same = everyChunk == incremental
+        #expect(same, "\(ReplyReplay.firstDifference(everyChunk, incremental, chunks: chunks))")
         #expect(incremental.reply.reasoningContent.contains("garden"))
         #expect(incremental.reply.content.hasPrefix("1. "))
         #expect(everyChunk.parses == chunks.count + 1)

@@ -31,7 +31,7 @@ struct ReplyReplay: Equatable {
             return "same events; replies \(a.reply) vs \(b.reply)"
         }
         let label = index < chunks.count ? "chunk \(index) \(chunks[index].debugDescription)" : "the final parse"
-        return "\(label): \(a.events[index]) vs \(b.events[index]), after \(chunks.prefix(index).joined().suffix(80).debugDescription)"
+        return "\(label): \(a.events[index]) vs \(b.events[index]), after \(chunks.prefix(index).joined().debugDescription)"
     }
 }
 

@@ -80,8 +80,8 @@ struct ReplyStreamTests {
                                      parsing: .everyChunk)
         let incremental = ReplyReplay(chunks, render: testCase.render, thinkingEndTags: testCase.details.thinkingEndTags,
                                       parsing: .incremental)
-        #expect(everyChunk == incremental,
-                "\(testCase.label), \(note): \(ReplyReplay.firstDifference(everyChunk, incremental, chunks: chunks))")
+        let same = everyChunk == incremental
+        #expect(same, "\(testCase.label), \(note): \(ReplyReplay.firstDifference(everyChunk, incremental, chunks: chunks))")
         #expect(everyChunk.parses == chunks.count + 1)
         return incremental
     }
@@ -123,7 +123,8 @@ struct ReplyStreamTests {
         let words = [" the", " answer", "word", ".", ",", "\n", "\n\n", " ", "  ", "\t", "\r\n", "{", "}", "[", "]", "\"",
                      ":", "<", ">", "/", "|", "function call", "calculator", "\"name\"", " 日本", "😀", "\u{3000}", "\u{A0}",
                      "```", "json", "</", "think", "｜", "▁", "\u{0}"]
-        let markers = try testCase.render.markers() + [testCase.details.thinkingStartTag]
+        let found = try testCase.render.markers()
+        let markers = found.delimiters + found.markers + [testCase.details.thinkingStartTag]
         return words + markers.filter { !$0.isEmpty }.flatMap { marker -> [String] in
             let scalars = Array(marker.unicodeScalars), half = scalars.count / 2
             return [marker, String(String.UnicodeScalarView(scalars[..<half])), String(String.UnicodeScalarView(scalars[half...]))]
