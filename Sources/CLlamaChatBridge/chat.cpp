@@ -7,6 +7,9 @@
 #include "chat_render.hpp"
 #include "template_guard.hpp"
 
+#include <cctype>
+#include <cstdlib>
+#include <new>
 #include <memory>
 #include <vector>
 
@@ -292,6 +295,45 @@ extern "C" char * llmkit_chat_render_describe(const llmkit_chat_render * render,
     });
 }
 
+namespace {
+
+/// The tool calls of a parsed message, as the JSON array both parse functions return.
+common_json tool_calls_json(const common_chat_msg & msg) {
+    common_json calls = common_json::array();
+    for (const auto & call : msg.tool_calls) {
+        common_json item = common_json::object();
+        item["name"]      = call.name;
+        item["arguments"] = call.arguments;
+        item["id"]        = call.id;
+        calls.push_back(item);
+    }
+    return calls;
+}
+
+/// Whether `text` is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF).
+bool is_valid_utf8(const std::string & text) {
+    size_t i = 0;
+    while (i < text.size()) {
+        const unsigned char c = static_cast<unsigned char>(text[i]);
+        size_t length = 0;
+        unsigned char low = 0x80, high = 0xBF;
+        if (c < 0x80) { i += 1; continue; }
+        else if (c >= 0xC2 && c <= 0xDF) length = 2;
+        else if (c >= 0xE0 && c <= 0xEF) { length = 3; if (c == 0xE0) low = 0xA0; if (c == 0xED) high = 0x9F; }
+        else if (c >= 0xF0 && c <= 0xF4) { length = 4; if (c == 0xF0) low = 0x90; if (c == 0xF4) high = 0x8F; }
+        else return false;
+        if (i + length > text.size()) return false;
+        for (size_t k = 1; k < length; ++k) {
+            const unsigned char next = static_cast<unsigned char>(text[i + k]);
+            if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xBF)) return false;
+        }
+        i += length;
+    }
+    return true;
+}
+
+} // namespace
+
 extern "C" char * llmkit_chat_render_parse(const llmkit_chat_render * render, const char * text, bool is_partial,
                                            llmkit_error * error) {
     return llmkit::guarded<char *>(error, nullptr, [&]() -> char * {
@@ -299,18 +341,118 @@ extern "C" char * llmkit_chat_render_parse(const llmkit_chat_render * render, co
             throw std::invalid_argument("parse needs a render and text");
         }
         const common_chat_msg msg = common_chat_parse(text, is_partial, render->parser);
-        common_json calls = common_json::array();
-        for (const auto & call : msg.tool_calls) {
-            common_json item = common_json::object();
-            item["name"]      = call.name;
-            item["arguments"] = call.arguments;
-            item["id"]        = call.id;
-            calls.push_back(item);
-        }
         common_json out = common_json::object();
         out["content"]           = msg.content;
         out["reasoning_content"] = msg.reasoning_content;
-        out["tool_calls"]        = calls;
+        out["tool_calls"]        = tool_calls_json(msg);
+        return llmkit::copy_string(out.dump_safe());
+    });
+}
+
+extern "C" bool llmkit_chat_render_parse_parts(const llmkit_chat_render * render, const char * text, bool is_partial,
+                                               llmkit_chat_parts * parts, llmkit_error * error) {
+    return llmkit::guarded<bool>(error, false, [&]() -> bool {
+        if (!render || !text || !parts) {
+            throw std::invalid_argument("parse needs a render, text and room for the parts");
+        }
+        *parts = llmkit_chat_parts{};
+        const common_chat_msg msg = common_chat_parse(text, is_partial, render->parser);
+        parts->valid_utf8 = is_valid_utf8(msg.content) && is_valid_utf8(msg.reasoning_content);
+        if (!parts->valid_utf8) {
+            return true;
+        }
+        const std::string calls = msg.tool_calls.empty() ? std::string("[]") : tool_calls_json(msg).dump_safe();
+        parts->content = llmkit::copy_string(msg.content);
+        parts->reasoning = llmkit::copy_string(msg.reasoning_content);
+        parts->tool_calls = llmkit::copy_string(calls);
+        if (!parts->content || !parts->reasoning || !parts->tool_calls) {
+            llmkit_chat_parts_free(parts);
+            throw std::bad_alloc();
+        }
+        parts->content_length = msg.content.size();
+        parts->reasoning_length = msg.reasoning_content.size();
+        return true;
+    });
+}
+
+extern "C" void llmkit_chat_parts_free(llmkit_chat_parts * parts) {
+    if (!parts) {
+        return;
+    }
+    std::free(parts->content);
+    std::free(parts->reasoning);
+    std::free(parts->tool_calls);
+    *parts = llmkit_chat_parts{};
+}
+
+namespace {
+
+// The literal text a grammar trigger pattern starts with (after a leading `^`), up to the first
+// regex construct: `>>>(?!all)` gives `>>>`, `^\s+to$` gives nothing.
+std::string literal_prefix(const std::string & pattern) {
+    static const std::string meta = ".^$|?*+()[]{}\\";
+    std::string out;
+    size_t i = !pattern.empty() && pattern[0] == '^' ? 1 : 0;
+    while (i < pattern.size()) {
+        char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size() && std::ispunct(static_cast<unsigned char>(pattern[i + 1]))) {
+            c = pattern[i + 1];
+            i += 2;
+        } else if (meta.find(c) != std::string::npos) {
+            break;
+        } else {
+            i += 1;
+        }
+        // A quantifier after a character makes it optional or repeated: it is not part of the prefix.
+        if (i < pattern.size() && (pattern[i] == '?' || pattern[i] == '*' || pattern[i] == '{')) {
+            break;
+        }
+        out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+extern "C" char * llmkit_chat_render_markers(const llmkit_chat_render * render, llmkit_error * error) {
+    return llmkit::guarded<char *>(error, nullptr, [&]() -> char * {
+        if (!render) {
+            throw std::invalid_argument("no render");
+        }
+        const auto & p = render->params;
+        std::vector<std::string> delimiters, markers;
+        auto add = [](std::vector<std::string> & list, const std::string & marker) {
+            if (!marker.empty()) {
+                list.push_back(marker);
+            }
+        };
+        // Free text ends where the parser's scanners (`until`, `ac`) stop: at their delimiters.
+        if (!p.parser.empty()) {
+            common_json arena = common_json::parse(p.parser);
+            common_json parsers = arena.contains("parsers") ? arena.at("parsers") : common_json::array();
+            for (size_t i = 0; i < parsers.size(); ++i) {
+                common_json parser = parsers[i];
+                const std::string type = parser.contains("type") ? parser.at("type").get<std::string>() : "";
+                if ((type == "until" || type == "ac") && parser.contains("delimiters")) {
+                    common_json found = parser.at("delimiters");
+                    for (size_t k = 0; k < found.size(); ++k) {
+                        add(delimiters, found[k].get<std::string>());
+                    }
+                }
+            }
+        }
+        add(markers, p.thinking_start_tag);
+        for (const auto & tag : p.thinking_end_tags) add(markers, tag);
+        for (const auto & token : p.preserved_tokens) add(markers, token);
+        for (const auto & stop : p.additional_stops) add(markers, stop);
+        for (const auto & trigger : p.grammar_triggers) {
+            const bool pattern = trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN
+                || trigger.type == COMMON_GRAMMAR_TRIGGER_TYPE_PATTERN_FULL;
+            add(markers, pattern ? literal_prefix(trigger.value) : trigger.value);
+        }
+        common_json out = common_json::object();
+        out["delimiters"] = delimiters;
+        out["markers"] = markers;
         return llmkit::copy_string(out.dump_safe());
     });
 }

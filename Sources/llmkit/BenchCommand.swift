@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE]",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -24,16 +24,23 @@ enum BenchCommand {
               --conversation N    instead: an N-turn greedy conversation run twice, reusing the KV cache
                                   and re-evaluating the whole history each turn; prompt-evaluation time per
                                   turn, and whether both gave the same answers (exit 1 if not)
-              --max-tokens N      answer length per turn with --conversation (default: 48), or the most
-                                  tokens per run with --schema (default: 200)
+              --max-tokens N      answer length per turn with --conversation (default: 48), the most
+                                  tokens per run with --schema (default: 200), or the answer length
+                                  with --parse (default: 2000)
               --schema FILE.json  instead: generation speed constrained by this JSON Schema next to
                                   unconstrained (temperature 1, same seeds, -r runs each, alternated)
+              --parse             instead: the time spent parsing a streamed answer with thinking, as a share
+                                  of the generation time, parsing every chunk (the former way) and only
+                                  chunks that could change the split; -r alternated runs each (default: 3),
+                                  exit 1 if they streamed different events
+              --chat-template FILE  the thinking template for --parse (default: Qwen3.5-4B's, installed
+                                  by scripts/bootstrap)
               --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
         """,
         valueOptions: ModelOptions.valueOptions.union(["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
-                                                       "--schema"]),
-        flagOptions: ModelOptions.flagOptions.union(["--json"]),
+                                                       "--schema", "--chat-template"]),
+        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse"]),
         aliases: ModelOptions.aliases.merging(["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]) { $1 }
     )
 
@@ -50,6 +57,13 @@ enum BenchCommand {
                                                  repetitions: try arguments.integer("--repetitions", in: 1...10_000) ?? 5,
                                                  maximumTokens: try arguments.integer("--max-tokens", in: 1...100_000) ?? 200,
                                                  json: arguments.has("--json"))
+        }
+        if arguments.has("--parse") {
+            let model = try await ModelOptions.load(arguments)
+            return try await ParseBenchmark.run(model: model, templatePath: arguments.value("--chat-template"),
+                                                repetitions: try arguments.integer("--repetitions", in: 1...10_000) ?? 3,
+                                                maximumTokens: try arguments.integer("--max-tokens", in: 2...100_000) ?? 2000,
+                                                json: arguments.has("--json"))
         }
         let prompts = try arguments.integerList("--n-prompt", in: 0...1_000_000) ?? [512]
         let generations = try arguments.integerList("--n-gen", in: 0...1_000_000) ?? [128]

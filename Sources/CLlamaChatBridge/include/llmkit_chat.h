@@ -10,6 +10,8 @@
 
 #include "llmkit_engine.h"
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,6 +85,33 @@ char * llmkit_chat_render_describe(const llmkit_chat_render * render, llmkit_err
 /// Returns `{"content", "reasoning_content", "tool_calls": [{"name", "arguments", "id"}]}`.
 char * llmkit_chat_render_parse(const llmkit_chat_render * render, const char * text, bool is_partial,
                                 llmkit_error * error);
+
+/// Model output split by a template's parser, as plain texts: nothing to decode but UTF-8.
+typedef struct llmkit_chat_parts {
+    bool   valid_utf8;        // false: the parts were not filled (use llmkit_chat_render_parse)
+    char * content;           // the answer, NUL-terminated
+    size_t content_length;    // its length in bytes
+    char * reasoning;         // the thinking, NUL-terminated
+    size_t reasoning_length;
+    char * tool_calls;        // JSON array [{"name", "arguments", "id"}], "[]" when none
+} llmkit_chat_parts;
+
+/// Parses like `llmkit_chat_render_parse`, into `*parts` (free them with `llmkit_chat_parts_free`).
+/// When the answer or the thinking is not valid UTF-8, sets `valid_utf8` to false and fills nothing
+/// else. Returns false and sets `*error` when parsing fails.
+bool llmkit_chat_render_parse_parts(const llmkit_chat_render * render, const char * text, bool is_partial,
+                                    llmkit_chat_parts * parts, llmkit_error * error);
+
+/// Frees the texts of `parts` and empties it. Accepts NULL and empty parts.
+void llmkit_chat_parts_free(llmkit_chat_parts * parts);
+
+/// The texts at which the template's output parser can change how it splits the output, as a
+/// JSON object `{"delimiters": [...], "markers": [...]}`: the delimiters where the parser's
+/// free-text scanners stop (a scan holds back the start of one at the end of the output), and
+/// the thinking tags, preserved tokens, extra stops and grammar triggers (the literal start of a
+/// pattern) the template names. Output that contains none of them (nor the start of a delimiter
+/// at its end) only extends the text before it.
+char * llmkit_chat_render_markers(const llmkit_chat_render * render, llmkit_error * error);
 
 /// Frees a render. Accepts NULL.
 void llmkit_chat_render_free(llmkit_chat_render * render);

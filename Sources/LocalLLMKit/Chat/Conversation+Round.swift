@@ -42,23 +42,22 @@ extension Conversation {
                                         preservedTokens: preserved, reusesCache: configuration.reusesPromptCache)
         let run = try GenerationRun(context: inferenceContext(), tokenizer: model.tokenizer, plan: generation,
                                     cancellation: flag)
-        var raw = ""
-        var tracker = ReplyTracker()
-        var phases: [ToolInvocation.Phase] = []
+        let probe = ReplyParsingProbe.current
+        var parseTime = Duration.zero
+        var stream = ReplyParsingProbe.measure(probe, adding: &parseTime) {
+            ReplyStream(rendered: rendered, parsing: probe?.parsing ?? .incremental)
+        }
+        var chunks = 0
         let result = try run.execute { chunk in
-            raw += chunk
-            guard let parsed = try? rendered.render.parse(raw, isPartial: true) else { return }
-            if phases.count < parsed.toolCalls.count {
-                // A call made before the thinking block closed belongs to the thinking phase.
-                let thinking = !parsed.reasoningContent.isEmpty && !rendered.thinkingEndTags.contains { raw.contains($0) }
-                phases += Array(repeating: thinking ? .thinking : .answer, count: parsed.toolCalls.count - phases.count)
-            }
-            tracker.update(to: parsed).forEach(emit)
+            chunks += 1
+            ReplyParsingProbe.measure(probe, adding: &parseTime) { stream.append(chunk) }.forEach(emit)
         }
         if result.stopReason == .endOfText, let check = format?.check { try check.verify(result.text) }
-        let final = (try? rendered.render.parse(raw, isPartial: false))
-            ?? (try? rendered.render.parse(raw, isPartial: true)) ?? tracker.reply
-        tracker.update(to: final).forEach(emit)
+        ReplyParsingProbe.measure(probe, adding: &parseTime) { stream.finish() }.forEach(emit)
+        probe?.record(duration: parseTime, chunks: chunks, parses: stream.parseCount)
+        let final = stream.reply
+        let raw = stream.raw
+        let phases = stream.phases
         var statistics = result.statistics
         statistics.thinkingTokens = final.reasoningContent.isEmpty ? 0
             : (try? model.tokenizer.tokenize(final.reasoningContent, addSpecial: false, parseSpecial: false).count) ?? 0

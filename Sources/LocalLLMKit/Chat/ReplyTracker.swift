@@ -13,12 +13,25 @@ struct ReplyTracker {
         return (thinking.isEmpty ? [] : [.thinking(thinking)]) + (text.isEmpty ? [] : [.text(text)])
     }
 
+    /// Extends the answer (or the thinking) by `chunk` without a parse: the event that
+    /// ``update(to:)`` gives for a parse equal to the last one plus `chunk`, in time
+    /// proportional to the chunk, not to the reply.
+    mutating func append(_ chunk: String, toThinking: Bool) -> [Conversation.Event] {
+        guard !chunk.isEmpty else { return [] }
+        if toThinking {
+            reply.reasoningContent += chunk
+            return [.thinking(chunk)]
+        }
+        reply.content += chunk
+        return [.text(chunk)]
+    }
+
     /// What `new` adds to `old`, compared by Unicode scalars; nil when `new` does not extend `old`.
+    /// (Compared as UTF-8, which is the same for valid text and faster: a byte prefix of valid
+    /// UTF-8 that is itself valid ends on a scalar boundary.)
     static func delta(from old: String, to new: String) -> String? {
-        let oldScalars = old.unicodeScalars, newScalars = new.unicodeScalars
-        guard newScalars.starts(with: oldScalars) else { return nil }
-        var added = String.UnicodeScalarView()
-        added.append(contentsOf: newScalars.dropFirst(oldScalars.count))
-        return String(added)
+        guard new.utf8.starts(with: old.utf8) else { return nil }
+        let start = new.utf8.index(new.utf8.startIndex, offsetBy: old.utf8.count)
+        return String(new.unicodeScalars[start...])
     }
 }
