@@ -47,7 +47,7 @@ enum ParseBenchmark {
         let thinking = Conversation.Thinking.enabled(budget: maximumTokens / 2)
         var runs: [Run] = []
         var outputs: [([Conversation.Event], String)] = []
-        var last: Conversation.Response?
+        var last: ModelResponse<String>?
         for index in 0..<repetitions {
             for parsing in index % 2 == 0 ? [ReplyStream.Parsing.everyChunk, .incremental] : [.incremental, .everyChunk] {
                 let conversation = try Conversation(model: model, instructions: "You are a helpful gardening assistant.",
@@ -85,7 +85,7 @@ enum ParseBenchmark {
 
     /// Streams one turn: its events (without `.done`) and its response.
     private static func stream(_ conversation: Conversation, options: CompletionOptions,
-                               thinking: Conversation.Thinking) async throws -> ([Conversation.Event], Conversation.Response) {
+                               thinking: Conversation.Thinking) async throws -> ([Conversation.Event], ModelResponse<String>) {
         var events: [Conversation.Event] = []
         for try await event in conversation.streamResponse(to: "How should we plan a small vegetable garden behind the house?",
                                                            options: options, thinking: thinking) {

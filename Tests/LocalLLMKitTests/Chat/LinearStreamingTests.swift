@@ -48,10 +48,10 @@ struct LinearStreamingTests {
     }
 
     /// Streams a turn and returns its events (the response's statistics left out: timings differ).
-    static func stream(_ conversation: Conversation, probe: ReplyParsingProbe?) async throws -> ([Conversation.Event], Conversation.Response) {
+    static func stream(_ conversation: Conversation, probe: ReplyParsingProbe?) async throws -> ([Conversation.Event], ModelResponse<String>) {
         try await ReplyParsingProbe.$current.withValue(probe) {
             var events: [Conversation.Event] = []
-            var response: Conversation.Response?
+            var response: ModelResponse<String>?
             for try await event in conversation.streamResponse(to: "How should we plan a small vegetable garden?",
                                                                options: .init(maximumResponseTokens: 160, sampling: .greedy)) {
                 if case .done(let done) = event { response = done } else { events.append(event) }
