@@ -61,7 +61,7 @@ enum ChatCommand {
                 if arguments.has("--stats") {
                     Console.err(try statisticsLine(turn: await conversation.turnCount, response: response) + "\n")
                 }
-            } catch let error where error is LLMKitError || error is LocalModel.Error {
+            } catch let error where ErrorWording.isLibraryError(error) {
                 Console.message("llmkit chat: \(ErrorWording.describe(error))")
                 failed = true
             }
@@ -92,7 +92,7 @@ enum ChatCommand {
                 return .failed
             }
             return .done
-        } catch let error where error is LLMKitError || error is LocalModel.Error {
+        } catch let error where ErrorWording.isLibraryError(error) {
             Console.message("llmkit chat: \(ErrorWording.describe(error))")
             return .failed
         }

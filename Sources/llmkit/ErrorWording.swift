@@ -12,19 +12,25 @@ enum ErrorWording {
         "contextLength": "--context", "threads": "--threads", "gpuLayers": "--gpu-layers",
     ]
 
+    /// Whether `error` is one of the library's typed errors (as opposed to a usage or I/O error).
+    static func isLibraryError(_ error: any Error) -> Bool {
+        error is LocalModel.Error || error is Conversation.Error || error is ChatTemplate.Error
+            || error is OutputFormat.Error || error is ModelLibrary.Error
+    }
+
     /// One line that says what was wrong, naming flags where the library names options.
     static func describe(_ error: any Error) -> String {
         switch error {
         case LocalModel.Error.responseLengthExceedsContext(let maximumTokens, let contextLength):
             return "--max-tokens \(maximumTokens) leaves no room for the prompt: the context holds \(contextLength) "
                 + "tokens in all (prompt and answer); lower --max-tokens or raise --context"
-        case LocalModel.Error.invalidOption(let name, let reason), LLMKitError.invalidOption(let name, let reason):
+        case LocalModel.Error.invalidOption(let name, let reason), Conversation.Error.invalidConfiguration(let name, let reason):
             return "invalid value for \(flags[name] ?? name): \(reason)"
-        case LLMKitError.noDefaultModel:
+        case ModelLibrary.Error.noDefaultModel:
             return error.localizedDescription + " (--model PATH)"
-        case LLMKitError.invalidModelReference(let reference, let reason) where reason.contains("symbolic link"):
+        case ModelLibrary.Error.invalidReference(let reference, let reason) where reason.contains("symbolic link"):
             return "invalid model reference \(reference): \(reason) (import without --move)"
-        case LLMKitError.libraryFailure(let path, let reason) where reason.contains("removing the leftovers"):
+        case ModelLibrary.Error.storageFailed(let path, let reason) where reason.contains("removing the leftovers"):
             return "model library \(path): \(reason) (llmkit pull --clean)"
         default:
             return error.localizedDescription

@@ -106,7 +106,7 @@ enum GenerationFlags {
         do {
             return try String(contentsOf: URL(filePath: path), encoding: .utf8)
         } catch {
-            throw LLMKitError.invalidOption(name: option, reason: "cannot read \(path): \(error.localizedDescription)")
+            throw InputFileError(option: option, reason: "cannot read \(path): \(error.localizedDescription)")
         }
     }
 
@@ -154,7 +154,7 @@ enum GenerationFlags {
         do {
             return try String(contentsOf: URL(filePath: value), encoding: .utf8)
         } catch {
-            throw LLMKitError.templateFailed(reason: "cannot read \(value): \(error.localizedDescription)")
+            throw ChatTemplate.Error.failed(reason: "cannot read \(value): \(error.localizedDescription)")
         }
     }
 }

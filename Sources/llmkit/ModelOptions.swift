@@ -28,13 +28,13 @@ enum ModelOptions {
     }
 
     /// A model the user named: an existing file, else a library id, name or cache reference.
-    /// - Throws: ``LLMKitError/modelNotInLibrary(_:)`` for a name that is neither.
+    /// - Throws: ``ModelLibrary/Error/modelNotFound(_:)`` for a name that is neither.
     static func locate(_ name: String) async throws -> URL {
         let path = URL(filePath: name)
         if FileManager.default.fileExists(atPath: path.path) { return path }
         if let url = try await ModelLibrary().locate(name) { return url }
         if name.contains("/") || name.hasSuffix(".gguf") { return path }     // loading names the missing file
-        throw LLMKitError.modelNotInLibrary(name)
+        throw ModelLibrary.Error.modelNotFound(name)
     }
 
     /// The load configuration from the shared flags.

@@ -92,7 +92,7 @@ enum ParseBenchmark {
             if case .done(let response) = event { return (events, response) }
             events.append(event)
         }
-        throw LLMKitError.outputParsingFailed(reason: "the stream ended without a response")
+        throw CancellationError()    // the stream ends without `.done` only when cancelled
     }
 
     private static func print(_ report: Report) {

@@ -54,13 +54,13 @@ enum PromptCommand {
             do {
                 data = try Data(contentsOf: URL(filePath: path))
             } catch {
-                throw LLMKitError.invalidOption(name: "--messages", reason: "cannot read \(path): \(error.localizedDescription)")
+                throw InputFileError(option: "--messages", reason: "cannot read \(path): \(error.localizedDescription)")
             }
         }
         do {
             return try JSONDecoder().decode([ChatMessage].self, from: data)
         } catch {
-            throw LLMKitError.invalidOption(name: "--messages", reason: "\(path) is not an array of chat messages (\(describe(error)))")
+            throw InputFileError(option: "--messages", reason: "\(path) is not an array of chat messages (\(describe(error)))")
         }
     }
 

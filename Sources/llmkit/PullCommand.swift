@@ -49,7 +49,7 @@ enum PullCommand {
                 return try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline)
                     .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             } catch {
-                throw LLMKitError.libraryFailure(path: path, reason: "cannot read the listing: \(error.localizedDescription)")
+                throw ModelLibrary.Error.storageFailed(path: path, reason: "cannot read the listing: \(error.localizedDescription)")
             }
         }
         let request = try ModelLibrary.DownloadRequest(reference: reference, sha256: arguments.value("--sha256"), mirrors: mirrors,

@@ -28,7 +28,7 @@ enum ShowCommand {
         } else if FileManager.default.fileExists(atPath: name) {
             report = ModelReport(file: try GGUFFile(contentsOf: URL(filePath: name)))
         } else {
-            throw LLMKitError.modelNotInLibrary(name)
+            throw ModelLibrary.Error.modelNotFound(name)
         }
         if arguments.has("--json") {
             try Console.printJSON(report)

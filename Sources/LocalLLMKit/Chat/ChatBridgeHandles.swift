@@ -15,7 +15,7 @@ final class ChatTemplatesHandle: @unchecked Sendable {
         let caps: [String: Bool]
     }
 
-    /// - Throws: ``LLMKitError/templateFailed(reason:)``, or ``LLMKitError/templateBoundExceeded(_:reason:)``.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)``, or ``ChatTemplate/Error/boundExceeded(_:reason:)``.
     init(model: ModelHandle, source: String, limits: ChatTemplate.Limits) throws {
         try limits.validate()
         var error: llmkit_error?
@@ -34,7 +34,7 @@ final class ChatTemplatesHandle: @unchecked Sendable {
     }
 
     func describe() throws -> Description {
-        try Bridge.json(Description.self, failure: LLMKitError.templateFailed) {
+        try Bridge.json(Description.self, failure: ChatTemplate.Error.failed) {
             llmkit_chat_templates_describe(pointer, $0)
         }
     }
@@ -112,15 +112,15 @@ final class ChatRenderHandle: @unchecked Sendable {
 
     /// Renders several requests in one contained run of the template engine.
     /// - Returns: one render per request, in order; nil for a request the template rejected.
-    /// - Throws: ``LLMKitError/templateBoundExceeded(_:reason:)`` when the run exceeds a bound
-    ///   (then nothing is rendered), ``LLMKitError/templateFailed(reason:)`` when it cannot run.
+    /// - Throws: ``ChatTemplate/Error/boundExceeded(_:reason:)`` when the run exceeds a bound
+    ///   (then nothing is rendered), ``ChatTemplate/Error/failed(reason:)`` when it cannot run.
     static func render(_ requests: [ChatRenderRequest],
-                       with templates: ChatTemplatesHandle) throws -> [Result<ChatRenderHandle, LLMKitError>] {
+                       with templates: ChatTemplatesHandle) throws -> [Result<ChatRenderHandle, ChatTemplate.Error>] {
         let json: String
         do {
             json = OrderedJSON.array(try requests.map { try OrderedJSONParser.parse($0.json()) }).serialized()
         } catch {
-            throw LLMKitError.templateFailed(reason: "cannot encode the messages: \(error)")
+            throw ChatTemplate.Error.failed(reason: "cannot encode the messages: \(error)")
         }
         var pointers = [OpaquePointer?](repeating: nil, count: requests.count)
         var errors = [llmkit_error?](repeating: nil, count: requests.count)
@@ -138,7 +138,7 @@ final class ChatRenderHandle: @unchecked Sendable {
         return zip(pointers, errors).map { pointer, message in
             let reason = Bridge.take(message)
             guard let pointer else {
-                return .failure(.templateFailed(reason: reason.map(TemplateErrorText.oneLine)
+                return .failure(.failed(reason: reason.map(TemplateErrorText.oneLine)
                                                     ?? "the template could not render the messages"))
             }
             return .success(ChatRenderHandle(pointer: pointer, templates: templates))
@@ -150,14 +150,14 @@ final class ChatRenderHandle: @unchecked Sendable {
     }
 
     func describe() throws -> Description {
-        try Bridge.json(Description.self, failure: LLMKitError.templateFailed) {
+        try Bridge.json(Description.self, failure: ChatTemplate.Error.failed) {
             llmkit_chat_render_describe(pointer, $0)
         }
     }
 
     /// Parses model output into answer, thinking and tool calls.
     func parse(_ text: String, isPartial: Bool) throws -> ParsedReply {
-        try Bridge.json(ParsedReply.self, failure: { LLMKitError.outputParsingFailed(reason: $0) }) {
+        try Bridge.json(ParsedReply.self, failure: { ChatTemplate.Error.unparsableOutput(raw: text, reason: $0) }) {
             llmkit_chat_render_parse(pointer, text, isPartial, $0)
         }
     }

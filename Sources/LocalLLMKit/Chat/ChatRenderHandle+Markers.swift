@@ -11,9 +11,9 @@ extension ChatRenderHandle {
     }
 
     /// The texts at which the template's output parser can change how it splits the output.
-    /// - Throws: ``LLMKitError/outputParsingFailed(reason:)`` when the bridge cannot list them.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)`` when the bridge cannot list them.
     func markers() throws -> Markers {
-        try Bridge.json(Markers.self, failure: { LLMKitError.outputParsingFailed(reason: $0) }) {
+        try Bridge.json(Markers.self, failure: ChatTemplate.Error.failed) {
             llmkit_chat_render_markers(pointer, $0)
         }
     }

@@ -20,7 +20,7 @@ extension ChatTemplate {
     /// file, a saved conversation) is as untrusted as any input: it can recurse without end,
     /// build gigabytes of text or loop forever. So every parse and render runs in a child
     /// process, on a thread with a known stack, under a memory limit and a deadline; exceeding
-    /// one is ``LLMKitError/templateBoundExceeded(_:reason:)``, and only the child ends.
+    /// one is ``ChatTemplate/Error/boundExceeded(_:reason:)``, and only the child ends.
     /// The defaults leave a wide margin over every real template shipped with llama.cpp.
     public struct Limits: Sendable, Equatable {
         /// The longest template source, in bytes (the largest real one has about 17 KiB).
@@ -57,18 +57,18 @@ extension ChatTemplate {
         }
 
         /// Checks that every limit is positive, with room for a thread to start.
-        /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
+        /// - Throws: ``ChatTemplate/Error/invalidLimit(name:reason:)``.
         func validate() throws {
             let positive: [(String, Int)] = [("sourceBytes", sourceBytes), ("nestingDepth", nestingDepth),
                                               ("tagTokens", tagTokens), ("memoryBytes", memoryBytes)]
             if let (name, value) = positive.first(where: { $0.1 < 1 }) {
-                throw LLMKitError.invalidOption(name: name, reason: "\(value) is not positive")
+                throw ChatTemplate.Error.invalidLimit(name: name, reason: "\(value) is not positive")
             }
             if stackBytes < 1 << 20 {
-                throw LLMKitError.invalidOption(name: "stackBytes", reason: "\(stackBytes) is less than 1 MiB")
+                throw ChatTemplate.Error.invalidLimit(name: "stackBytes", reason: "\(stackBytes) is less than 1 MiB")
             }
             if timeLimit <= .zero {
-                throw LLMKitError.invalidOption(name: "timeLimit", reason: "\(timeLimit) is not positive")
+                throw ChatTemplate.Error.invalidLimit(name: "timeLimit", reason: "\(timeLimit) is not positive")
             }
         }
 
@@ -84,13 +84,13 @@ extension ChatTemplate {
 
 extension Bridge {
     /// The error for a failed template call: a typed bound when the bridge reported one.
-    static func templateError(_ message: String?, bound: Int32) -> LLMKitError {
+    static func templateError(_ message: String?, bound: Int32) -> ChatTemplate.Error {
         let reason = message.map(TemplateErrorText.oneLine) ?? "llama.cpp rejected the template"
         switch Int(bound) {
-        case Int(LLMKIT_TEMPLATE_BOUND_DEPTH): return .templateBoundExceeded(.depth, reason: reason)
-        case Int(LLMKIT_TEMPLATE_BOUND_SIZE): return .templateBoundExceeded(.size, reason: reason)
-        case Int(LLMKIT_TEMPLATE_BOUND_TIME): return .templateBoundExceeded(.time, reason: reason)
-        default: return .templateFailed(reason: reason)
+        case Int(LLMKIT_TEMPLATE_BOUND_DEPTH): return .boundExceeded(.depth, reason: reason)
+        case Int(LLMKIT_TEMPLATE_BOUND_SIZE): return .boundExceeded(.size, reason: reason)
+        case Int(LLMKIT_TEMPLATE_BOUND_TIME): return .boundExceeded(.time, reason: reason)
+        default: return .failed(reason: reason)
         }
     }
 }

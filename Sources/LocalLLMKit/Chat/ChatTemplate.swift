@@ -51,7 +51,7 @@ public struct ChatTemplate: Sendable {
     /// Why the model's embedded template is not in use, when it could not be loaded (it does not
     /// parse, or exceeds a bound) and a built-in template or ChatML replaced it; nil otherwise.
     /// The replacement may not match the prompt format the model was trained on.
-    public let embeddedTemplateError: LLMKitError?
+    public let embeddedTemplateError: ChatTemplate.Error?
     /// The bounds this template is parsed and rendered under.
     public var limits: Limits { handle.limits }
 
@@ -66,35 +66,35 @@ public struct ChatTemplate: Sendable {
     ///   - model: the model whose vocabulary supplies the BOS and EOS texts.
     ///   - override: Jinja source, or a built-in template name such as `chatml`, `gemma`, `llama3`.
     ///   - limits: the bounds that parsing and rendering run under.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be parsed,
-    ///   ``LLMKitError/templateBoundExceeded(_:reason:)`` when it exceeds a bound.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)`` when the template cannot be parsed,
+    ///   ``ChatTemplate/Error/boundExceeded(_:reason:)`` when it exceeds a bound.
     public init(model: LocalModel, override: String? = nil, limits: Limits = .standard) throws {
         try self.init(handle: model.handle, architecture: model.file.architecture, override: override, limits: limits)
     }
 
     /// The template for `model`, overridden by the Jinja file at `url`.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)`` naming the file when it cannot be read or parsed,
-    ///   ``LLMKitError/templateBoundExceeded(_:reason:)`` naming it when it exceeds a bound.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)`` naming the file when it cannot be read or parsed,
+    ///   ``ChatTemplate/Error/boundExceeded(_:reason:)`` naming it when it exceeds a bound.
     public init(model: LocalModel, overrideFile url: URL, limits: Limits = .standard) throws {
         let source: String
         do {
             source = try String(contentsOf: url, encoding: .utf8)
         } catch {
-            throw LLMKitError.templateFailed(reason: "cannot read \(url.path): \(error.localizedDescription)")
+            throw ChatTemplate.Error.failed(reason: "cannot read \(url.path): \(error.localizedDescription)")
         }
         do {
             try self.init(model: model, override: source, limits: limits)
-        } catch LLMKitError.templateFailed(let reason) {
-            throw LLMKitError.templateFailed(reason: "\(url.path): \(reason)")
-        } catch LLMKitError.templateBoundExceeded(let bound, let reason) {
-            throw LLMKitError.templateBoundExceeded(bound, reason: "\(url.path): \(reason)")
+        } catch ChatTemplate.Error.failed(let reason) {
+            throw ChatTemplate.Error.failed(reason: "\(url.path): \(reason)")
+        } catch ChatTemplate.Error.boundExceeded(let bound, let reason) {
+            throw ChatTemplate.Error.boundExceeded(bound, reason: "\(url.path): \(reason)")
         }
     }
 
     init(handle model: ModelHandle, architecture: String?, override: String?, limits: Limits = .standard) throws {
         let builtins = Self.builtinNames()
         let controlTexts = ControlTokenTexts.of(model)
-        func make(_ text: String, _ source: Source, jinja: Bool, embeddedError: LLMKitError? = nil) throws -> ChatTemplate {
+        func make(_ text: String, _ source: Source, jinja: Bool, embeddedError: ChatTemplate.Error? = nil) throws -> ChatTemplate {
             try ChatTemplate(model: model, text: text, source: source, jinja: jinja, limits: limits,
                              controlTexts: controlTexts, embeddedError: embeddedError)
         }
@@ -109,12 +109,12 @@ public struct ChatTemplate: Sendable {
         // An embedded template that fails is replaced, but the failure is kept on the template
         // (and `llmkit` warns about it): a silent replacement would prompt the model in a format
         // it was not trained on, and hide a template that exceeds its bounds.
-        var embeddedError: LLMKitError?
+        var embeddedError: ChatTemplate.Error?
         if let embedded = llama_model_chat_template(model.pointer, nil).map({ String(cString: $0) }) {
             do {
                 self = try make(embedded, .embedded, jinja: true)
                 return
-            } catch let error as LLMKitError {
+            } catch let error as ChatTemplate.Error {
                 embeddedError = error
             }
         }
@@ -129,7 +129,7 @@ public struct ChatTemplate: Sendable {
     }
 
     private init(model: ModelHandle, text: String, source: Source, jinja: Bool, limits: Limits,
-                 controlTexts: ControlTokenTexts, embeddedError: LLMKitError?) throws {
+                 controlTexts: ControlTokenTexts, embeddedError: ChatTemplate.Error?) throws {
         let handle = try ChatTemplatesHandle(model: model, source: text, limits: limits)
         let description = try handle.describe()
         self.handle = handle
@@ -150,8 +150,8 @@ public struct ChatTemplate: Sendable {
     ///   - arguments: extra template variables, such as `reasoning_effort`.
     /// - Returns: the prompt, with the message texts kept apart from the template text, so that
     ///   none of them becomes a control token.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)``, ``LLMKitError/templateBoundExceeded(_:reason:)``,
-    ///   or ``LLMKitError/invalidOption(name:reason:)`` for an argument that cannot be used.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)``, ``ChatTemplate/Error/boundExceeded(_:reason:)``,
+    ///   or ``ChatTemplate/Error/invalidArgument(name:reason:)`` for an argument that cannot be used.
     public func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
                        arguments: [String: ChatTemplate.Argument] = [:]) throws -> ChatTemplate.RenderedPrompt {
         try render(messages, addGenerationPrompt: addGenerationPrompt, enableThinking: enableThinking,
@@ -162,7 +162,7 @@ public struct ChatTemplate: Sendable {
     func render(_ messages: [ChatMessage], addGenerationPrompt: Bool = true, enableThinking: Bool = false,
                 arguments: [String: ChatTemplate.Argument] = [:], tools: [OrderedJSON], toolChoice: String) throws -> ChatTemplate.RenderedPrompt {
         if !tools.isEmpty && !supportsToolCalls {
-            throw LLMKitError.toolsUnsupported(template: source.description)
+            throw ChatTemplate.Error.toolsUnsupported(template: source.description)
         }
         try check(arguments)
         let request = ChatRenderRequest(messages: messages, addGenerationPrompt: addGenerationPrompt,
@@ -188,18 +188,18 @@ public struct ChatTemplate: Sendable {
 
     /// Checks template arguments: they are rendered as template text, so their text must not
     /// hold a control-token text, and they must not replace what llama.cpp sets itself.
-    /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
+    /// - Throws: ``ChatTemplate/Error/invalidArgument(name:reason:)``.
     func check(_ arguments: [String: ChatTemplate.Argument]) throws {
         for (name, value) in arguments.sorted(by: { $0.key < $1.key }) {
             if Conversation.Configuration.reservedTemplateArgumentNames.contains(name) {
-                throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
-                                                reason: "llama.cpp sets \(name) itself; it cannot be overridden")
+                throw ChatTemplate.Error.invalidArgument(name: name,
+                                                         reason: "llama.cpp sets \(name) itself; it cannot be overridden")
             }
             guard case .string(let text) = value else { continue }
             let bytes = Array(text.utf8)
             if let found = controlTexts.occurrences(in: bytes).first {
-                throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
-                                                reason: "it holds the control-token text \(String(decoding: bytes[found], as: UTF8.self))")
+                throw ChatTemplate.Error.invalidArgument(name: name,
+                                                         reason: "it holds the control-token text \(String(decoding: bytes[found], as: UTF8.self))")
             }
         }
     }

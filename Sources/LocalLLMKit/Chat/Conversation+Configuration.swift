@@ -47,29 +47,29 @@ extension Conversation {
         /// Checks every value, naming the first one that cannot work. Saved conversations are
         /// checked the same way when they are restored. (A template argument's text is also
         /// checked against the model's control tokens once the template is known.)
-        /// - Throws: ``LLMKitError/invalidOption(name:reason:)``.
+        /// - Throws: ``Conversation/Error/invalidConfiguration(name:reason:)`` or ``ChatTemplate/Error/invalidArgument(name:reason:)``.
         public func validate() throws {
             if let contextLength, !(1...(1 << 24)).contains(contextLength) {
-                throw LLMKitError.invalidOption(name: "contextLength", reason: "\(contextLength) is not between 1 and \(1 << 24)")
+                throw Conversation.Error.invalidConfiguration(name: "contextLength", reason: "\(contextLength) is not between 1 and \(1 << 24)")
             }
             let sourceLimit = ChatTemplate.Limits.standard.sourceBytes
             if let chatTemplate, chatTemplate.utf8.count > sourceLimit {
-                throw LLMKitError.invalidOption(name: "chatTemplate",
-                                                reason: "\(chatTemplate.utf8.count) bytes, more than \(sourceLimit)")
+                throw Conversation.Error.invalidConfiguration(name: "chatTemplate",
+                                                            reason: "\(chatTemplate.utf8.count) bytes, more than \(sourceLimit)")
             }
             for (name, value) in templateArguments.sorted(by: { $0.key < $1.key }) {
                 if name.isEmpty || name.utf8.count > 256 {
-                    throw LLMKitError.invalidOption(name: "templateArguments", reason: "a name must have 1 to 256 bytes")
+                    throw ChatTemplate.Error.invalidArgument(name: String(name.prefix(40)), reason: "a name must have 1 to 256 bytes")
                 }
                 if Self.reservedTemplateArgumentNames.contains(name) {
-                    throw LLMKitError.invalidOption(name: "templateArguments.\(name)",
-                                                    reason: "llama.cpp sets \(name) itself; it cannot be overridden")
+                    throw ChatTemplate.Error.invalidArgument(name: name,
+                                                             reason: "llama.cpp sets \(name) itself; it cannot be overridden")
                 }
                 if case .number(let number) = value, !number.isFinite {
-                    throw LLMKitError.invalidOption(name: "templateArguments.\(name)", reason: "\(number) is not a finite number")
+                    throw ChatTemplate.Error.invalidArgument(name: name, reason: "\(number) is not a finite number")
                 }
                 if case .string(let text) = value, text.utf8.count > 1 << 16 {
-                    throw LLMKitError.invalidOption(name: "templateArguments.\(name)", reason: "more than 64 KiB of text")
+                    throw ChatTemplate.Error.invalidArgument(name: name, reason: "more than 64 KiB of text")
                 }
             }
         }

@@ -3,7 +3,7 @@ import Foundation
 extension Conversation {
     /// Saves the transcript, the settings and the KV cache to one file, atomically
     /// (a temporary file, then a rename): an existing file is replaced whole or not at all.
-    /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)`` when it cannot be written.
+    /// - Throws: ``Conversation/Error/invalidFile(path:reason:)`` when it cannot be written.
     public func save(to url: URL) async throws {
         await turnLock.lock()                  // after the turn in progress, if any
         defer { turnLock.unlock() }
@@ -17,16 +17,16 @@ extension Conversation {
         do {
             try archive.encoded().write(to: url, options: .atomic)
         } catch {
-            throw LLMKitError.invalidConversationFile(path: url.path, reason: "cannot write it: \(error.localizedDescription)")
+            throw Conversation.Error.invalidFile(path: url.path, reason: "cannot write it: \(error.localizedDescription)")
         }
     }
 
     /// Restores a conversation saved by ``save(to:)``, with its settings, transcript and
     /// KV cache: the next turn evaluates only its new tokens. Tools are code, not saved:
     /// pass them again. Every saved value is checked as a new conversation's would be.
-    /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)`` for a missing, damaged,
-    ///   truncated or forged file, naming the field at fault; ``LLMKitError/templateBoundExceeded(_:reason:)``
-    ///   when its chat template exceeds a bound; ``LLMKitError/incompatibleConversationFile(path:reason:)``
+    /// - Throws: ``Conversation/Error/invalidFile(path:reason:)`` for a missing, damaged,
+    ///   truncated or forged file, naming the field at fault; ``ChatTemplate/Error/boundExceeded(_:reason:)``
+    ///   when its chat template exceeds a bound; ``Conversation/Error/incompatibleFile(path:reason:)``
     ///   when it was saved with another model.
     public init(restoringFrom url: URL, model: LocalModel, tools: [any ConversationTool] = []) async throws {
         let archive = try Self.readArchive(url, for: model)
@@ -52,18 +52,20 @@ extension Conversation {
     private static func restoredTemplate(_ configuration: Configuration, model: LocalModel, path: String) throws -> ChatTemplate {
         do {
             return try makeTemplate(model: model, configuration: configuration)
-        } catch LLMKitError.templateBoundExceeded(let bound, let reason) {
-            throw LLMKitError.templateBoundExceeded(bound, reason: "saved conversation \(path): \(reason)")
-        } catch LLMKitError.templateFailed(let reason) {
-            throw LLMKitError.invalidConversationFile(path: path, reason: "its chat template: \(reason)")
-        } catch LLMKitError.invalidOption(let name, let reason) {
-            throw LLMKitError.invalidConversationFile(path: path, reason: "its \(name): \(reason)")
+        } catch ChatTemplate.Error.boundExceeded(let bound, let reason) {
+            throw ChatTemplate.Error.boundExceeded(bound, reason: "saved conversation \(path): \(reason)")
+        } catch ChatTemplate.Error.failed(let reason) {
+            throw Conversation.Error.invalidFile(path: path, reason: "its chat template: \(reason)")
+        } catch Conversation.Error.invalidConfiguration(let name, let reason) {
+            throw Conversation.Error.invalidFile(path: path, reason: "its \(name): \(reason)")
+        } catch ChatTemplate.Error.invalidArgument(let name, let reason) {
+            throw Conversation.Error.invalidFile(path: path, reason: "its template argument \(name): \(reason)")
         }
     }
 
     /// Replaces this conversation's transcript and cache with a saved one. On any
     /// error the conversation is left as it was.
-    /// - Throws: as ``init(restoringFrom:model:)``, and ``LLMKitError/incompatibleConversationFile(path:reason:)``
+    /// - Throws: as ``init(restoringFrom:model:)``, and ``Conversation/Error/incompatibleFile(path:reason:)``
     ///   when the file's context length, template, template arguments or instructions differ
     ///   from this conversation's.
     public func load(from url: URL) async throws {
@@ -71,7 +73,7 @@ extension Conversation {
         defer { turnLock.unlock() }
         let archive = try Self.readArchive(url, for: model)
         let header = archive.header
-        func incompatible(_ reason: String) -> LLMKitError { .incompatibleConversationFile(path: url.path, reason: reason) }
+        func incompatible(_ reason: String) -> Conversation.Error { .incompatibleFile(path: url.path, reason: reason) }
         let saved = header.configuration
         guard saved.contextLength == contextLength else {
             throw incompatible("it has a context of \(saved.contextLength ?? 0) tokens, this conversation \(contextLength)")
@@ -116,7 +118,7 @@ extension Conversation {
         do {
             try context.restoreSequenceState(archive.state, tokens: archive.header.cachedTokens)
         } catch {
-            throw LLMKitError.invalidConversationFile(path: path, reason: "llama.cpp could not restore its cache")
+            throw Conversation.Error.invalidFile(path: path, reason: "llama.cpp could not restore its cache")
         }
     }
 }

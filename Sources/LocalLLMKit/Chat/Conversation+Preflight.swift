@@ -20,7 +20,7 @@ extension Conversation {
     /// Reports, for the message `prompt`, the exact prompt size, the context size,
     /// whether it fits, and the effective maximum answer length.
     /// The arguments are those of ``respond(to:format:options:thinking:toolPolicy:)``.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)`` or ``LocalModel/Error/invalidOption(name:reason:)``.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)`` or ``LocalModel/Error/invalidOption(name:reason:)``.
     public func preflight(_ prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
                           thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) throws -> Preflight {
         let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)

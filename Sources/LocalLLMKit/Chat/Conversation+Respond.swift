@@ -24,7 +24,7 @@ extension Conversation {
     /// Answers `prompt` and returns the whole response (parameters as in
     /// ``streamResponse(to:format:options:thinking:toolPolicy:)``).
     /// - Throws: ``LocalModel/Error/promptTooLong(tokens:limit:)``, ``LocalModel/Error/invalidOption(name:reason:)``,
-    ///   ``LLMKitError/templateFailed(reason:)`` or a decoding error.
+    ///   ``ChatTemplate/Error/failed(reason:)`` or a decoding error.
     public nonisolated func respond(to prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
                                     thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> ModelResponse<String> {
         try await streamResponse(to: prompt, format: format, options: options, thinking: thinking, toolPolicy: toolPolicy).result

@@ -53,7 +53,9 @@ extension Conversation {
             ReplyParsingProbe.measure(probe, adding: &parseTime) { stream.append(chunk) }.forEach(emit)
         }
         if result.stopReason == .endOfText, let check = format?.check { try check.verify(result.text) }
-        ReplyParsingProbe.measure(probe, adding: &parseTime) { stream.finish() }.forEach(emit)
+        try ReplyParsingProbe.measure(probe, adding: &parseTime) {
+            try stream.finish(isComplete: result.stopReason == .endOfText)
+        }.forEach(emit)
         probe?.record(duration: parseTime, chunks: chunks, parses: stream.parseCount)
         let final = stream.reply
         let raw = stream.raw

@@ -10,7 +10,7 @@ extension Conversation {
     /// A system message at the start is the conversation's instructions. The first turn
     /// evaluates the whole history once; later turns reuse the cache. The transcript is checked
     /// first, and rendered by the template like any other history.
-    /// - Throws: ``LLMKitError/invalidTranscript(index:reason:)`` naming the first message that
+    /// - Throws: ``Conversation/Error/invalidTranscript(index:reason:)`` naming the first message that
     ///   cannot be part of a conversation, or any error of ``init(model:instructions:tools:configuration:)``.
     public init(model: LocalModel, transcript: [ChatMessage], tools: [any ConversationTool] = [],
                 configuration: Configuration = .init()) throws {
@@ -26,7 +26,7 @@ extension Conversation {
         var openCalls: Set<String> = []
         var callsAnswerable = false
         for (index, message) in transcript.enumerated() {
-            func fail(_ reason: String) -> LLMKitError { .invalidTranscript(index: index, reason: reason) }
+            func fail(_ reason: String) -> Conversation.Error { .invalidTranscript(index: index, reason: reason) }
             switch message.role {
             case .system:
                 guard index == 0 else { throw fail("a system message can only come first") }

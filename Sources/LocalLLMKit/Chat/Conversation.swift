@@ -62,11 +62,11 @@ public actor Conversation {
     ///   - instructions: a system message that frames the conversation.
     ///   - tools: tools the model may call (only these can run).
     ///   - configuration: template override, context length, overflow policy.
-    /// - Throws: ``LLMKitError/templateFailed(reason:)`` when the template cannot be loaded,
-    ///   ``LLMKitError/templateBoundExceeded(_:reason:)`` when it exceeds a bound,
-    ///   ``LLMKitError/toolsUnsupported(template:)`` when tools are given and the template cannot
-    ///   render them, ``LLMKitError/invalidTool(name:reason:)``, or
-    ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad configuration.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)`` when the template cannot be loaded,
+    ///   ``ChatTemplate/Error/boundExceeded(_:reason:)`` when it exceeds a bound,
+    ///   ``ChatTemplate/Error/toolsUnsupported(template:)`` when tools are given and the template cannot
+    ///   render them, ``Conversation/Error/invalidTool(name:reason:)``, or
+    ///   ``Conversation/Error/invalidConfiguration(name:reason:)`` for a bad configuration.
     public init(model: LocalModel, instructions: String? = nil, tools: [any ConversationTool] = [],
                 configuration: Configuration = .init()) throws {
         try self.init(model: model, instructions: instructions, tools: tools, configuration: configuration,
@@ -79,7 +79,7 @@ public actor Conversation {
          template: ChatTemplate? = nil, transcript: [ChatMessage], turnCount: Int, cache: InferenceContext?) throws {
         let template = try template ?? Self.makeTemplate(model: model, configuration: configuration)
         if !tools.isEmpty && !template.supportsToolCalls {
-            throw LLMKitError.toolsUnsupported(template: template.source.description)
+            throw ChatTemplate.Error.toolsUnsupported(template: template.source.description)
         }
         self.toolBox = try ToolBox(tools)
         self.model = model

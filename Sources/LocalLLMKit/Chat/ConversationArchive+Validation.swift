@@ -3,17 +3,19 @@ extension ConversationArchive.Header {
     /// checked, before any of it reaches llama.cpp: the file is as untrusted as any input (a
     /// forged one fixes its checksum). The chat template and the template arguments are checked
     /// when the conversation builds its template, as for a new one.
-    /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)`` naming the field, or
-    ///   ``LLMKitError/incompatibleConversationFile(path:reason:)`` when it belongs to another model.
+    /// - Throws: ``Conversation/Error/invalidFile(path:reason:)`` naming the field, or
+    ///   ``Conversation/Error/incompatibleFile(path:reason:)`` when it belongs to another model.
     func validate(for model: LocalModel, path: String) throws {
-        func invalid(_ reason: String) -> LLMKitError { .invalidConversationFile(path: path, reason: reason) }
+        func invalid(_ reason: String) -> Conversation.Error { .invalidFile(path: path, reason: reason) }
         if let mismatch = self.model.mismatch(with: try ModelFingerprint(model.file)) {
-            throw LLMKitError.incompatibleConversationFile(path: path, reason: mismatch)
+            throw Conversation.Error.incompatibleFile(path: path, reason: mismatch)
         }
         do {
             try configuration.validate()
-        } catch LLMKitError.invalidOption(let name, let reason) {
+        } catch Conversation.Error.invalidConfiguration(let name, let reason) {
             throw invalid("its \(name): \(reason)")
+        } catch ChatTemplate.Error.invalidArgument(let name, let reason) {
+            throw invalid("its template argument \(name): \(reason)")
         }
         guard let contextLength = configuration.contextLength else {
             throw invalid("it does not say its context length")

@@ -40,9 +40,9 @@ struct ConversationArchive: Equatable {
     }
 
     /// Reads and checks an archive.
-    /// - Throws: ``LLMKitError/invalidConversationFile(path:reason:)``.
+    /// - Throws: ``Conversation/Error/invalidFile(path:reason:)``.
     init(contentsOf url: URL) throws {
-        func fail(_ reason: String) -> LLMKitError { .invalidConversationFile(path: url.path, reason: reason) }
+        func fail(_ reason: String) -> Conversation.Error { .invalidFile(path: url.path, reason: reason) }
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)

@@ -91,10 +91,14 @@ package struct ReplyStream {
         return parse()
     }
 
-    /// The final parse of the whole output (not partial), and the events it causes.
-    mutating func finish() -> [Conversation.Event] {
+    /// The final parse of the whole output, and the events it causes. Output that ended on its
+    /// own (`isComplete`) must parse as a whole; output cut short (length, stop sequence,
+    /// cancellation) is parsed as partial, and keeps what was streamed if even that fails.
+    /// - Throws: ``ChatTemplate/Error/unparsableOutput(raw:reason:)`` when complete output does
+    ///   not parse.
+    mutating func finish(isComplete: Bool) throws -> [Conversation.Event] {
         parseCount += 1
-        let final = (try? parse(raw, isPartial: false)) ?? (try? parse(raw, isPartial: true)) ?? tracker.reply
+        let final = isComplete ? try parse(raw, isPartial: false) : (try? parse(raw, isPartial: true)) ?? tracker.reply
         return tracker.update(to: final)
     }
 

@@ -23,7 +23,7 @@ extension LocalModel {
 
     /// Generates a continuation of `prompt` (plain text) and returns it whole.
     /// - Throws: any ``LocalModel/Error`` that generation raises; for a `format`,
-    ///   ``LLMKitError/invalidSchema(property:reason:)`` or ``LLMKitError/invalidGrammar(reason:)``.
+    ///   ``OutputFormat/Error/invalidSchema(property:reason:)`` or ``OutputFormat/Error/invalidGrammar(reason:)``.
     public nonisolated func complete(_ prompt: String, format: OutputFormat = .text,
                                      options: CompletionOptions = .init()) async throws -> ModelResponse<String> {
         try await streamCompletion(prompt, format: format, options: options).result

@@ -23,7 +23,7 @@ extension LocalModel {
 
     /// The default model that `scripts/bootstrap` installed (Gemma 3 270M), or the
     /// file that `$LLMKIT_MODEL` names.
-    /// - Throws: ``LLMKitError/noDefaultModel(searched:)`` when no such file exists.
+    /// - Throws: ``ModelLibrary/Error/noDefaultModel(searched:)`` when no such file exists.
     public static func defaultModelURL(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> URL {
@@ -32,7 +32,7 @@ extension LocalModel {
             return candidates[0]       // named explicitly: let loading report a missing file
         }
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) else {
-            throw LLMKitError.noDefaultModel(searched: candidates.map(\.path))
+            throw ModelLibrary.Error.noDefaultModel(searched: candidates.map(\.path))
         }
         return found.resolvingSymlinksInPath()
     }

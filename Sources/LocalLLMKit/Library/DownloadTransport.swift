@@ -57,7 +57,7 @@ package protocol DownloadTransport: Sendable {
     /// - An HTTP error status is returned, not thrown, and writes nothing; so is a 206 whose
     ///   Content-Range does not start at `offset`, as 416.
     /// - Throws: ``TransferInterrupted`` when the connection fails, breaks or ends early;
-    ///   ``LLMKitError/libraryFailure(path:reason:)`` when the file cannot be written.
+    ///   ``ModelLibrary/Error/storageFailed(path:reason:)`` when the file cannot be written.
     func fetch(_ url: URL, resumingAt offset: Int64, validator: String?, into file: URL,
                started: @escaping @Sendable (TransferResult) throws -> Void,
                progress: @escaping @Sendable (_ bytes: Int64, _ total: Int64?) -> Void) async throws -> TransferResult

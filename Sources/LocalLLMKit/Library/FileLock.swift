@@ -32,7 +32,7 @@ final class FileLock: Sendable {
 
     /// Locks `url`, creating it as an empty file when missing (never through a symbolic link).
     /// - Parameter whileWaiting: called about every 100 ms while another holder has it.
-    /// - Throws: `CancellationError`, or ``LLMKitError/libraryFailure(path:reason:)``.
+    /// - Throws: `CancellationError`, or ``ModelLibrary/Error/storageFailed(path:reason:)``.
     static func acquire(_ url: URL, whileWaiting: @Sendable () -> Void = {}) async throws -> FileLock {
         var waited = false
         while true {
@@ -43,7 +43,7 @@ final class FileLock: Sendable {
                 let error = errno
                 guard error == EWOULDBLOCK || error == EINTR else {
                     close(descriptor)
-                    throw LLMKitError.libraryFailure(path: url.path, reason: "cannot lock it: \(String(cString: strerror(error)))")
+                    throw ModelLibrary.Error.storageFailed(path: url.path, reason: "cannot lock it: \(String(cString: strerror(error)))")
                 }
                 waited = true
                 whileWaiting()

@@ -50,10 +50,10 @@ enum LibraryFiles {
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw LLMKitError.libraryFailure(path: url.path, reason: "not a regular file")
+            throw ModelLibrary.Error.storageFailed(path: url.path, reason: "not a regular file")
         }
         guard info.st_size <= limit else {
-            throw LLMKitError.libraryFailure(path: url.path, reason: "larger than \(limit) bytes")
+            throw ModelLibrary.Error.storageFailed(path: url.path, reason: "larger than \(limit) bytes")
         }
         return try handle.read(upToCount: limit + 1) ?? Data()
     }
@@ -106,7 +106,7 @@ enum LibraryFiles {
     /// Removes every entry of the open directory `descriptor`, depth first, by name relative
     /// to it (so a folder renamed or replaced by a link meanwhile is never entered).
     private static func removeContents(of descriptor: Int32, at url: URL, depth: Int) throws {
-        guard depth < 32 else { throw LLMKitError.libraryFailure(path: url.path, reason: "folders nested more than 32 deep") }
+        guard depth < 32 else { throw ModelLibrary.Error.storageFailed(path: url.path, reason: "folders nested more than 32 deep") }
         for name in try entryNames(of: descriptor, at: url) {
             var info = stat()
             guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
@@ -150,7 +150,7 @@ enum LibraryFiles {
     /// The system's words for a file error (`No space left on device`), not Foundation's
     /// wrapper around them.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? LLMKitError { return error.errorDescription ?? "\(error)" }
+        if let error = error as? ModelLibrary.Error { return error.errorDescription ?? "\(error)" }
         if let error = error as? LocalModel.Error { return error.errorDescription ?? "\(error)" }
         var current = error as NSError
         while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
@@ -159,7 +159,7 @@ enum LibraryFiles {
     }
 
     /// A library failure for `url` that ends with the system's reason (from `errno`).
-    static func failure(_ url: URL, _ what: String) -> LLMKitError {
-        .libraryFailure(path: url.path, reason: "\(what): \(String(cString: strerror(errno)))")
+    static func failure(_ url: URL, _ what: String) -> ModelLibrary.Error {
+        .storageFailed(path: url.path, reason: "\(what): \(String(cString: strerror(errno)))")
     }
 }

@@ -20,20 +20,20 @@ extension ModelLibrary {
         ///     dots and unusable characters removed).
         ///   - name: a display name; trimmed, and refused when empty, over 200 characters or
         ///     holding control characters.
-        /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` for a bad URL or file name,
-        ///   ``LLMKitError/invalidOption(name:reason:)`` for a bad name.
+        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` for a bad URL or file name,
+        ///   ``ModelLibrary/Error/invalidName(reason:)`` for a bad name.
         public init(urls: [URL], sha256: String? = nil, bytes: Int64? = nil, fileName: String? = nil, name: String? = nil) throws {
-            guard let first = urls.first else { throw LLMKitError.invalidModelReference("", reason: "no URL to download from") }
+            guard let first = urls.first else { throw ModelLibrary.Error.invalidReference("", reason: "no URL to download from") }
             for url in urls {
                 guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
-                    throw LLMKitError.invalidModelReference(url.absoluteString, reason: "only http and https URLs can be downloaded")
+                    throw ModelLibrary.Error.invalidReference(url.absoluteString, reason: "only http and https URLs can be downloaded")
                 }
                 if url.path.split(separator: "/").contains("..") {
-                    throw LLMKitError.invalidModelReference(url.absoluteString, reason: "`..` is not allowed in a path")
+                    throw ModelLibrary.Error.invalidReference(url.absoluteString, reason: "`..` is not allowed in a path")
                 }
             }
             if let sha256, !(sha256.count == 64 && sha256.allSatisfy(\.isHexDigit)) {
-                throw LLMKitError.invalidModelReference(sha256, reason: "a SHA-256 has 64 hexadecimal digits")
+                throw ModelLibrary.Error.invalidReference(sha256, reason: "a SHA-256 has 64 hexadecimal digits")
             }
             self.urls = urls
             self.sha256 = sha256?.lowercased()
@@ -63,12 +63,12 @@ extension ModelLibrary {
         /// - a catalog id such as `gemma-3-270m`.
         /// - Parameters:
         ///   - mirrors: more URLs of the same file, tried after the first.
-        /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)`` naming the reference.
+        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` naming the reference.
         public init(reference: String, sha256: String? = nil, mirrors: [URL] = [], name: String? = nil,
                     listing: [String]? = nil) throws {
             if let entry = ModelCatalog.entry(reference) {
                 if let sha256, sha256.lowercased() != entry.sha256 {
-                    throw LLMKitError.invalidModelReference(sha256, reason: "\(reference) has SHA-256 \(entry.sha256) in the catalog")
+                    throw ModelLibrary.Error.invalidReference(sha256, reason: "\(reference) has SHA-256 \(entry.sha256) in the catalog")
                 }
                 try self.init(urls: entry.urls + mirrors, sha256: entry.sha256, bytes: entry.bytes, fileName: entry.file,
                               name: name ?? entry.displayName)
@@ -80,7 +80,7 @@ extension ModelLibrary {
         }
 
         private static func resolve(_ reference: String, listing: [String]?) throws -> (URL, ModelCatalog.Entry?) {
-            func fail(_ reason: String) -> LLMKitError { .invalidModelReference(reference, reason: reason) }
+            func fail(_ reason: String) -> ModelLibrary.Error { .invalidReference(reference, reason: reason) }
             if reference.hasPrefix("https://") || reference.hasPrefix("http://") {
                 guard let url = URL(string: reference) else { throw fail("not a URL") }
                 return (url, ModelCatalog.all.first { $0.urls.contains(url) })

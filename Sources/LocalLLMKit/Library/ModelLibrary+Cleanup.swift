@@ -42,7 +42,7 @@ extension ModelLibrary {
     /// resume data), unfinished imports and downloads (`.staging`), and the rest of
     /// interrupted deletes (`.trash-*`). Work in progress, in this or another process, holds
     /// a lock on its files and is left alone. Models are never touched.
-    /// - Throws: ``LLMKitError/libraryFailure(path:reason:)`` when something cannot be removed.
+    /// - Throws: ``ModelLibrary/Error/storageFailed(path:reason:)`` when something cannot be removed.
     @discardableResult
     public func removeLeftovers() throws -> Cleanup {
         var cleanup = Cleanup()

@@ -54,7 +54,7 @@ extension ModelLibrary {
             return existing
         }
         let folder = try createWorkFolder(".downloads")
-        var failures: [(url: URL, error: any Error)] = []
+        var failures: [(url: URL, error: any Swift.Error)] = []
         for url in request.urls {
             try Task.checkCancellation()
             do {
@@ -62,9 +62,9 @@ extension ModelLibrary {
                                           transfer: transfer)
             } catch let error as CancellationError {
                 throw error
-            } catch let error as LLMKitError {
+            } catch let error as ModelLibrary.Error {
                 switch error {
-                case .insufficientDiskSpace, .libraryFailure: throw error     // no other mirror helps
+                case .insufficientDiskSpace, .storageFailed: throw error     // no other mirror helps
                 default: failures.append((url, error))
                 }
             } catch {
@@ -72,14 +72,14 @@ extension ModelLibrary {
             }
         }
         guard failures.count > 1 else {
-            throw failures.first?.error ?? LLMKitError.downloadFailed(url: request.urls[0].absoluteString, reason: "no mirror worked")
+            throw failures.first?.error ?? ModelLibrary.Error.downloadFailed(url: request.urls[0].absoluteString, reason: "no mirror worked")
         }
         let reasons = failures.map { failure -> String in
-            if case LLMKitError.downloadFailed(_, let reason) = failure.error { return "\(failure.url.absoluteString): \(reason)" }
-            return (failure.error as? LLMKitError)?.errorDescription ?? (failure.error as? LocalModel.Error)?.errorDescription
+            if case ModelLibrary.Error.downloadFailed(_, let reason) = failure.error { return "\(failure.url.absoluteString): \(reason)" }
+            return (failure.error as? LocalizedError)?.errorDescription
                 ?? "\(failure.url.absoluteString): \(failure.error)"
         }
-        throw LLMKitError.downloadFailed(url: request.urls[0].absoluteString,
+        throw ModelLibrary.Error.downloadFailed(url: request.urls[0].absoluteString,
                                          reason: "every mirror failed: " + reasons.joined(separator: "; "))
     }
 
@@ -161,7 +161,7 @@ extension ModelLibrary {
                 guard (200..<300).contains(result.statusCode) else {
                     last = TransferFailure.describe(status: result.statusCode)
                     if TransferFailure.isRetryable(status: result.statusCode) { continue }
-                    throw LLMKitError.downloadFailed(url: url.absoluteString, reason: last)
+                    throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: last)
                 }
                 return result.totalBytes
             } catch is VersionChanged {
@@ -172,12 +172,12 @@ extension ModelLibrary {
             } catch let interrupted as TransferInterrupted {
                 if Task.isCancelled { throw CancellationError() }
                 guard interrupted.isRetryable else {
-                    throw LLMKitError.downloadFailed(url: url.absoluteString, reason: interrupted.description)
+                    throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: interrupted.description)
                 }
                 last = interrupted.description
             }
         }
-        throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "\(last) (gave up after \(Self.attemptsPerMirror) attempts)")
+        throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "\(last) (gave up after \(Self.attemptsPerMirror) attempts)")
     }
 
     /// Moves the downloaded file into a staging folder (so that nothing else can change it
@@ -186,7 +186,7 @@ extension ModelLibrary {
         let expectedSize = request.bytes ?? totalBytes
         guard request.sha256 != nil || expectedSize != nil else {
             try? LibraryFiles.removeTree(at: partial)
-            throw LLMKitError.downloadFailed(url: url.absoluteString,
+            throw ModelLibrary.Error.downloadFailed(url: url.absoluteString,
                                              reason: "the server did not say how large the file is, so it cannot be verified; give its SHA-256")
         }
         let staging = try makeStaging()
@@ -195,17 +195,17 @@ extension ModelLibrary {
             try LibraryFiles.move(partial, to: file)
             let size = LibraryFiles.size(of: file)
             if let expectedSize, size != expectedSize {
-                throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "got \(size) bytes, expected \(expectedSize)")
+                throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "got \(size) bytes, expected \(expectedSize)")
             }
             let sha256 = try await Self.sha256(of: file)
             if let expected = request.sha256, sha256 != expected {
-                throw LLMKitError.checksumMismatch(url: url.absoluteString, expected: expected, actual: sha256)
+                throw ModelLibrary.Error.checksumMismatch(url: url.absoluteString, expected: expected, actual: sha256)
             }
             let header: GGUFFile
             do {
                 header = try GGUFFile(contentsOf: file)
             } catch LocalModel.Error.invalidModelFile(_, let reason) {
-                throw LLMKitError.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
+                throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
             }
             let record = ModelLibrary.Record(file: header, sha256: sha256, name: request.name, fileName: request.fileName,
                                      sourceURLs: request.urls.map(\.absoluteString))

@@ -20,9 +20,9 @@ extension ModelLibrary {
     ///   - name: a display name (default: the file's `general.name`); trimmed, and refused
     ///     when empty, over 200 characters or holding control characters.
     /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)``, ``LocalModel/Error/invalidModelFile(path:reason:)``,
-    ///   ``LLMKitError/invalidModelReference(_:reason:)`` (a link with `moving`, a file of the library itself),
-    ///   ``LLMKitError/invalidOption(name:reason:)`` (the name), ``LLMKitError/insufficientDiskSpace(path:needed:available:)``
-    ///   or ``LLMKitError/libraryFailure(path:reason:)``.
+    ///   ``ModelLibrary/Error/invalidReference(_:reason:)`` (a link with `moving`, a file of the library itself),
+    ///   ``ModelLibrary/Error/invalidName(reason:)``, ``ModelLibrary/Error/insufficientDiskSpace(path:needed:available:)``
+    ///   or ``ModelLibrary/Error/storageFailed(path:reason:)``.
     public func importModel(at url: URL, moving: Bool = false, name: String? = nil) async throws -> ModelLibrary.Record {
         let displayName = try name.map(ModelLibrary.Record.validatedName)
         let source = try importSource(url, moving: moving)
@@ -76,7 +76,7 @@ extension ModelLibrary {
                 throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a symbolic link whose target is missing or loops")
             }
             guard !moving else {
-                throw LLMKitError.invalidModelReference(url.path, reason: "it is a symbolic link (to \(resolved)); moving it would move only the link, so import it by copying to store the file it points to")
+                throw ModelLibrary.Error.invalidReference(url.path, reason: "it is a symbolic link (to \(resolved)); moving it would move only the link, so import it by copying to store the file it points to")
             }
             source = URL(filePath: resolved)
             guard LibraryFiles.kind(at: source) == .file else {
@@ -85,7 +85,7 @@ extension ModelLibrary {
         }
         if moving, let file = LibraryFiles.resolvedPath(source), let library = LibraryFiles.resolvedPath(root),
            file.hasPrefix(library + "/") {
-            throw LLMKitError.invalidModelReference(url.path, reason: "it is a file of the library itself and cannot be moved into it")
+            throw ModelLibrary.Error.invalidReference(url.path, reason: "it is a file of the library itself and cannot be moved into it")
         }
         return source
     }
@@ -101,17 +101,17 @@ extension ModelLibrary {
         guard let available = freeSpace(root) else { return }
         let needed = bytes + 16 << 20
         if available < needed {
-            throw LLMKitError.insufficientDiskSpace(path: root.path, needed: needed, available: available)
+            throw ModelLibrary.Error.insufficientDiskSpace(path: root.path, needed: needed, available: available)
         }
     }
 
     /// A file name with no folder parts: not empty, no `/`, `\`, `..` or control characters,
     /// not hidden, at most 255 bytes. Used to check names a caller or a `metadata.json` gives.
-    /// - Throws: ``LLMKitError/invalidModelReference(_:reason:)``.
+    /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)``.
     static func safeFileName(_ name: String) throws -> String {
         guard !name.isEmpty, name.utf8.count <= 255, !name.contains("/"), !name.contains("\\"), !name.hasPrefix("."),
               !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw LLMKitError.invalidModelReference(name, reason: "a file name must not contain folders, `..`, control characters or a leading dot")
+            throw ModelLibrary.Error.invalidReference(name, reason: "a file name must not contain folders, `..`, control characters or a leading dot")
         }
         return name
     }

@@ -20,7 +20,7 @@ extension ModelLibrary {
     }
 
     /// Creates and locks a new staging folder.
-    /// - Throws: ``LLMKitError/libraryFailure(path:reason:)``.
+    /// - Throws: ``ModelLibrary/Error/storageFailed(path:reason:)``.
     func makeStaging() throws -> Staging {
         let parent = try createWorkFolder(".staging")
         for _ in 0..<3 {
@@ -29,7 +29,7 @@ extension ModelLibrary {
             if let lock = FileLock.acquireIfFree(folder) { return Staging(folder: folder, lock: lock) }
             // A cleanup took the new folder for a leftover in the instant before it was locked.
         }
-        throw LLMKitError.libraryFailure(path: parent.path, reason: "cannot create a staging folder")
+        throw ModelLibrary.Error.storageFailed(path: parent.path, reason: "cannot create a staging folder")
     }
 
     /// Deletes a staging folder and everything in it.
@@ -54,7 +54,7 @@ extension ModelLibrary {
         }
         let destination = root.appending(path: record.id)
         guard record.isValid(inFolderNamed: record.id), LibraryFiles.kind(at: destination) == .missing else {
-            throw LLMKitError.libraryFailure(path: destination.path,
+            throw ModelLibrary.Error.storageFailed(path: destination.path,
                                              reason: "cannot add \(record.fileName): something that is not a valid model already has that name")
         }
         try LibraryFiles.move(staging.folder, to: destination)
@@ -64,7 +64,7 @@ extension ModelLibrary {
 
     /// Copies `source` to `target` (a new file) while computing its SHA-256, in one pass off
     /// the caller's actor, and flushes it to disk; stops when the caller is cancelled.
-    /// - Throws: ``LLMKitError/libraryFailure(path:reason:)`` when writing fails (a full disk).
+    /// - Throws: ``ModelLibrary/Error/storageFailed(path:reason:)`` when writing fails (a full disk).
     static func copyHashing(_ source: URL, to target: URL) async throws -> String {
         let task = Task.detached(priority: .utility) { () throws -> String in
             let input = try FileHandle(forReadingFrom: source)
@@ -83,7 +83,7 @@ extension ModelLibrary {
             } catch let error as CancellationError {
                 throw error
             } catch {
-                throw LLMKitError.libraryFailure(path: target.path, reason: "cannot copy \(source.path) here: \(LibraryFiles.describe(error))")
+                throw ModelLibrary.Error.storageFailed(path: target.path, reason: "cannot copy \(source.path) here: \(LibraryFiles.describe(error))")
             }
             return digest.finalize()
         }

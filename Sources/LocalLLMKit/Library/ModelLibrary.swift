@@ -82,7 +82,7 @@ public actor ModelLibrary {
     // MARK: Managed models
 
     /// The managed models, by name.
-    /// - Throws: ``LLMKitError/libraryFailure(path:reason:)`` when the folder cannot be read.
+    /// - Throws: ``ModelLibrary/Error/storageFailed(path:reason:)`` when the folder cannot be read.
     public func models() throws -> [ModelLibrary.Record] {
         try managedModels().map(\.record)
     }
@@ -97,7 +97,7 @@ public actor ModelLibrary {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: root.path)
         } catch {
-            throw LLMKitError.libraryFailure(path: root.path, reason: error.localizedDescription)
+            throw ModelLibrary.Error.storageFailed(path: root.path, reason: error.localizedDescription)
         }
         return names.filter { !$0.hasPrefix(".") }
             .compactMap { name -> (record: ModelLibrary.Record, folder: URL)? in
@@ -130,15 +130,15 @@ public actor ModelLibrary {
     /// released before its file goes away. Only the model's own folder in the library is
     /// removed, and no symbolic link in it is followed.
     /// - Returns: the deleted model.
-    /// - Throws: ``LLMKitError/modelNotInLibrary(_:)``, ``LLMKitError/readOnlyModel(_:)`` for a
-    ///   model of another program's cache, or ``LLMKitError/libraryFailure(path:reason:)``.
+    /// - Throws: ``ModelLibrary/Error/modelNotFound(_:)``, ``ModelLibrary/Error/readOnlyModel(_:)`` for a
+    ///   model of another program's cache, or ``ModelLibrary/Error/storageFailed(path:reason:)``.
     @discardableResult
     public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelLibrary.Record) async -> Void)? = nil) async throws -> ModelLibrary.Record {
         guard let (record, folder) = try managedModel(idOrName) else {
             if discovered().contains(where: { $0.id == idOrName || $0.name == idOrName }) {
-                throw LLMKitError.readOnlyModel(idOrName)
+                throw ModelLibrary.Error.readOnlyModel(idOrName)
             }
-            throw LLMKitError.modelNotInLibrary(idOrName)
+            throw ModelLibrary.Error.modelNotFound(idOrName)
         }
         await beforeRemoving?(record)
         let trash = root.appending(path: ".trash-\(UUID().uuidString)")
@@ -148,7 +148,7 @@ public actor ModelLibrary {
             // Checked again under the lock, after the callback: another process may have
             // deleted or replaced the folder meanwhile.
             guard LibraryFiles.kind(at: folder) == .directory, Self.readRecord(in: folder) == record else {
-                throw LLMKitError.modelNotInLibrary(idOrName)
+                throw ModelLibrary.Error.modelNotFound(idOrName)
             }
             // A rename moves the folder entry itself, so the model disappears from listings at
             // once and whole; were it swapped for a link meanwhile, the link is what moves.
@@ -157,7 +157,7 @@ public actor ModelLibrary {
         do {
             try LibraryFiles.removeTree(at: trash)
         } catch {
-            throw LLMKitError.libraryFailure(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(error.localizedDescription)); removing the leftovers retries")
+            throw ModelLibrary.Error.storageFailed(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(error.localizedDescription)); removing the leftovers retries")
         }
         return record
     }
@@ -173,7 +173,7 @@ public actor ModelLibrary {
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         } catch {
-            throw LLMKitError.libraryFailure(path: root.path, reason: "cannot create it: \(error.localizedDescription)")
+            throw ModelLibrary.Error.storageFailed(path: root.path, reason: "cannot create it: \(error.localizedDescription)")
         }
     }
 
@@ -186,7 +186,7 @@ public actor ModelLibrary {
             throw LibraryFiles.failure(folder, "cannot create it")
         }
         guard LibraryFiles.kind(at: folder) == .directory else {
-            throw LLMKitError.libraryFailure(path: folder.path, reason: "not a folder (a symbolic link or a file); move it away")
+            throw ModelLibrary.Error.storageFailed(path: folder.path, reason: "not a folder (a symbolic link or a file); move it away")
         }
         return folder
     }

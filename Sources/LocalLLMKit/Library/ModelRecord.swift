@@ -76,15 +76,15 @@ extension ModelLibrary {
 
         /// A display name as given by a user: surrounding spaces trimmed; empty, over 200
         /// characters, or holding control characters (newlines, terminal escapes) is refused.
-        /// - Throws: ``LLMKitError/invalidOption(name:reason:)`` naming the problem.
+        /// - Throws: ``ModelLibrary/Error/invalidName(reason:)`` naming the problem.
         static func validatedName(_ name: String) throws -> String {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard !trimmed.isEmpty else { throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot be empty") }
+            guard !trimmed.isEmpty else { throw ModelLibrary.Error.invalidName(reason: "a model name cannot be empty") }
             guard trimmed.count <= 200 else {
-                throw LLMKitError.invalidOption(name: "name", reason: "a model name has at most 200 characters (got \(trimmed.count))")
+                throw ModelLibrary.Error.invalidName(reason: "a model name has at most 200 characters (got \(trimmed.count))")
             }
             if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                throw LLMKitError.invalidOption(name: "name", reason: "a model name cannot contain control characters (newlines, tabs, escapes)")
+                throw ModelLibrary.Error.invalidName(reason: "a model name cannot contain control characters (newlines, tabs, escapes)")
             }
             return trimmed
         }

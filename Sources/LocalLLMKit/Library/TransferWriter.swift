@@ -144,7 +144,7 @@ final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             if let result, !(200..<300).contains(result.statusCode) { return (continuation, .success(result)) }
             if let startError { return (continuation, .failure(startError)) }
             if let writeError {
-                return (continuation, .failure(LLMKitError.libraryFailure(path: file.path,
+                return (continuation, .failure(ModelLibrary.Error.storageFailed(path: file.path,
                                                                           reason: "cannot write the download: \(LibraryFiles.describe(writeError))")))
             }
             if let error { return (continuation, .failure(TransferFailure.interruption(error, url: url))) }

@@ -10,23 +10,23 @@ enum Grammar {
     /// unique lists). The result is scanned like any grammar.
     /// - Returns: the grammar, and the check to run on the output when the grammar cannot
     ///   enforce everything (`uniqueItems` on arbitrary items).
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)``.
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)``.
     static func fromJSONSchema(_ document: OrderedJSON, name: String) throws -> (grammar: String, check: OutputCheck?) {
         let prepared = try SchemaNormalizer.prepare(document, name: name)
         let converted = try convert(prepared.document.serialized()) { .invalidSchema(property: name, reason: $0) }
         let grammar = substitute(prepared.placeholders, in: converted, nonce: prepared.nonce) + prepared.rules
         do {
             try GrammarScanner.check(grammar)
-        } catch LLMKitError.invalidGrammar(let reason) {
-            throw LLMKitError.invalidSchema(property: name, reason: "its grammar would be too large for llama.cpp: \(reason)")
+        } catch OutputFormat.Error.invalidGrammar(let reason) {
+            throw OutputFormat.Error.invalidSchema(property: name, reason: "its grammar would be too large for llama.cpp: \(reason)")
         }
         return (grammar, prepared.check)
     }
 
     /// Checks that llama.cpp enforces a translated `pattern` as it is and within bounds.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` naming `path`.
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` naming `path`.
     static func checkPattern(_ pattern: String, original: String, path: String) throws {
-        func failure(_ reason: String) -> LLMKitError {
+        func failure(_ reason: String) -> OutputFormat.Error {
             .invalidSchema(property: path, reason: "pattern \(original.prefix(200)): \(reason)")
         }
         let document = OrderedJSON.object([("type", .string("string")), ("pattern", .string(pattern))]).serialized()
@@ -38,14 +38,14 @@ enum Grammar {
         }
         do {
             try GrammarScanner.check(grammar)
-        } catch LLMKitError.invalidGrammar(let reason) {
+        } catch OutputFormat.Error.invalidGrammar(let reason) {
             throw failure(reason)
         }
     }
 
     /// llama.cpp's converter on a prepared document (whose patterns ``checkPattern(_:original:path:)``
     /// has checked one by one).
-    private static func convert(_ document: String, failure: (String) -> LLMKitError) throws -> String {
+    private static func convert(_ document: String, failure: (String) -> OutputFormat.Error) throws -> String {
         var error: llmkit_error?
         guard let converted = llmkit_json_schema_to_grammar(document, &error) else {
             throw failure(Bridge.take(error) ?? "llama.cpp cannot convert it")
@@ -81,14 +81,14 @@ enum Grammar {
 
     /// Checks that llama.cpp can parse a GBNF grammar, first within ``SchemaLimits``
     /// (unless `scanned`: ``fromJSONSchema(_:name:)`` has done it).
-    /// - Throws: ``LLMKitError/invalidGrammar(reason:)``.
+    /// - Throws: ``OutputFormat/Error/invalidGrammar(reason:)``.
     static func check(_ grammar: String, model: ModelHandle, scanned: Bool = false) throws {
         if !scanned { try GrammarScanner.check(grammar) }
         var error: llmkit_error?
         let (parsed, errors) = LlamaLog.collectingErrors { llmkit_grammar_check(model.pointer, grammar, &error) }
         let message = Bridge.take(error)
         guard parsed else {
-            throw LLMKitError.invalidGrammar(reason: message ?? errors.summary ?? "llama.cpp cannot parse it")
+            throw OutputFormat.Error.invalidGrammar(reason: message ?? errors.summary ?? "llama.cpp cannot parse it")
         }
     }
 }

@@ -7,7 +7,7 @@
 /// without limits: 50,000 nested parentheses overflow its stack and `"a"{1000000}`
 /// or a long literal repeated 2,000 times exhausts memory. This scanner follows the
 /// same steps on the same rule elements, counting them against ``SchemaLimits``, and
-/// throws ``LLMKitError/invalidGrammar(reason:)`` as soon as one is exceeded.
+/// throws ``OutputFormat/Error/invalidGrammar(reason:)`` as soon as one is exceeded.
 struct GrammarScanner {
     /// The element kinds of llama.cpp's `llama_gretype`.
     enum Kind: UInt8 {
@@ -33,7 +33,7 @@ struct GrammarScanner {
     var rootSymbol: UInt32? { symbols[Array("root".utf8)] }
 
     /// Scans `grammar`.
-    /// - Throws: ``LLMKitError/invalidGrammar(reason:)`` for a grammar beyond a bound, or one
+    /// - Throws: ``OutputFormat/Error/invalidGrammar(reason:)`` for a grammar beyond a bound, or one
     ///   this scanner cannot read (then llama.cpp could not either).
     static func check(_ grammar: String) throws {
         var scanner = try GrammarScanner(grammar)
@@ -50,7 +50,7 @@ struct GrammarScanner {
         bytes = utf8 + [0]          // llama.cpp reads a C string: a NUL ends it
     }
 
-    static func failure(_ reason: String) -> LLMKitError {
+    static func failure(_ reason: String) -> OutputFormat.Error {
         .invalidGrammar(reason: reason)
     }
 
@@ -62,7 +62,7 @@ struct GrammarScanner {
         return "line \(line), column \(column)"
     }
 
-    func syntaxError(_ message: String, at position: Int) -> LLMKitError {
+    func syntaxError(_ message: String, at position: Int) -> OutputFormat.Error {
         Self.failure("\(message) at \(location(position))")
     }
 

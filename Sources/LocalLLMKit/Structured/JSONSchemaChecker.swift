@@ -2,18 +2,18 @@
 /// checks its keywords.
 enum JSONSchemaChecker {
     /// Parses a JSON Schema document, keeping its key order.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` for a document that is too
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` for a document that is too
     ///   large, too deeply nested or not JSON.
     static func parse(_ document: String) throws -> OrderedJSON {
         let size = document.utf8.count
         guard size <= SchemaLimits.maximumDocumentBytes else {
-            throw LLMKitError.invalidSchema(property: "schema", reason: "the schema is \(size) bytes long; "
+            throw OutputFormat.Error.invalidSchema(property: "schema", reason: "the schema is \(size) bytes long; "
                                             + "at most \(SchemaLimits.maximumDocumentBytes) are allowed")
         }
         do {
             return try OrderedJSONParser.parse(document)
         } catch {
-            throw LLMKitError.invalidSchema(property: "schema", reason: "not valid JSON: \(error)")
+            throw OutputFormat.Error.invalidSchema(property: "schema", reason: "not valid JSON: \(error)")
         }
     }
 }

@@ -18,16 +18,16 @@ struct OutputCheck: Sendable {
     let definitions: [String: UniqueCheck]
 
     /// Checks `text`, the JSON a grammar produced.
-    /// - Throws: ``LLMKitError/invalidOutput(raw:reason:)`` naming the array and the equal items.
+    /// - Throws: ``OutputFormat/Error/invalidOutput(raw:reason:)`` naming the array and the equal items.
     func verify(_ text: String) throws {
         let value: OrderedJSON
         do {
             value = try OrderedJSONParser.parse(text)
         } catch {
-            throw LLMKitError.invalidOutput(raw: text, reason: "uniqueItems cannot be checked: \(error)")
+            throw OutputFormat.Error.invalidOutput(raw: text, reason: "uniqueItems cannot be checked: \(error)")
         }
         if let reason = violation(in: value, check: root) {
-            throw LLMKitError.invalidOutput(raw: text, reason: reason)
+            throw OutputFormat.Error.invalidOutput(raw: text, reason: reason)
         }
     }
 

@@ -22,7 +22,7 @@ extension OutputFormat {
 
     /// The constraint that enforces the format, its grammar checked against `model`'s
     /// vocabulary; nil for free text.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` or ``LLMKitError/invalidGrammar(reason:)``.
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` or ``OutputFormat/Error/invalidGrammar(reason:)``.
     func constraint(for model: ModelHandle) throws -> Constraint? {
         let constraint: Constraint
         let schemaName: String?
@@ -41,8 +41,8 @@ extension OutputFormat {
         }
         do {
             try Grammar.check(constraint.grammar, model: model, scanned: schemaName != nil)
-        } catch LLMKitError.invalidGrammar(let reason) where schemaName != nil {
-            throw LLMKitError.invalidSchema(property: schemaName!, reason: "llama.cpp cannot use its grammar: \(reason)")
+        } catch OutputFormat.Error.invalidGrammar(let reason) where schemaName != nil {
+            throw OutputFormat.Error.invalidSchema(property: schemaName!, reason: "llama.cpp cannot use its grammar: \(reason)")
         }
         return constraint
     }

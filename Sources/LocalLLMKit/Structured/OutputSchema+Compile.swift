@@ -1,6 +1,6 @@
 extension OutputSchema {
     /// The JSON Schema document, properties in writing order, no extra properties allowed.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` for contradictory bounds.
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` for contradictory bounds.
     public func jsonSchema() throws -> String {
         try jsonSchemaValue().serialized()
     }

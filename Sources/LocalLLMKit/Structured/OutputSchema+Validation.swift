@@ -1,7 +1,7 @@
 extension OutputSchema {
     /// Checks that every bound can be met, naming the first property that cannot, and that
     /// kinds nest at most 64 levels deep.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)``.
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)``.
     public func validate() throws {
         try Self.checkDepth(kind, path: name)
         try Self.validate(kind, path: name)
@@ -13,7 +13,7 @@ extension OutputSchema {
         var pending = [(kind: kind, depth: 0, path: path)]
         while let (kind, depth, path) = pending.popLast() {
             guard depth <= SchemaLimits.maximumDepth else {
-                throw LLMKitError.invalidSchema(property: path, reason: "kinds are nested deeper than \(SchemaLimits.maximumDepth) levels")
+                throw OutputFormat.Error.invalidSchema(property: path, reason: "kinds are nested deeper than \(SchemaLimits.maximumDepth) levels")
             }
             switch kind {
             case .list(of: let element, _, _): pending.append((element, depth + 1, path + "[]"))
@@ -25,7 +25,7 @@ extension OutputSchema {
     }
 
     private static func validate(_ kind: Kind, path: String) throws {
-        func fail(_ reason: String) -> LLMKitError { .invalidSchema(property: path, reason: reason) }
+        func fail(_ reason: String) -> OutputFormat.Error { .invalidSchema(property: path, reason: reason) }
         switch kind {
         case .text(let minimum, let maximum, let pattern):
             if let minimum, minimum < 0 { throw fail("minimum length \(minimum) is negative") }
@@ -59,9 +59,9 @@ extension OutputSchema {
             var seen = Set<String>()
             for property in properties {
                 let propertyPath = path + "." + property.name
-                if property.name.isEmpty { throw LLMKitError.invalidSchema(property: propertyPath, reason: "a property needs a name") }
+                if property.name.isEmpty { throw OutputFormat.Error.invalidSchema(property: propertyPath, reason: "a property needs a name") }
                 if !seen.insert(property.name).inserted {
-                    throw LLMKitError.invalidSchema(property: propertyPath, reason: "the name is used twice")
+                    throw OutputFormat.Error.invalidSchema(property: propertyPath, reason: "the name is used twice")
                 }
                 try validate(property.kind, path: propertyPath)
             }

@@ -36,7 +36,7 @@ final class ProbeDecoder: Decoder {
     /// in a loop must not build a kind too deep for what walks it.
     private func nested(path: String) throws -> ProbeDecoder {
         guard depth < SchemaLimits.maximumDepth else {
-            throw LLMKitError.invalidSchema(property: path, reason: "\(owner) nests containers deeper than \(SchemaLimits.maximumDepth) levels")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "\(owner) nests containers deeper than \(SchemaLimits.maximumDepth) levels")
         }
         return ProbeDecoder(probe: probe, path: path, owner: Any.self, depth: depth + 1)
     }
@@ -50,7 +50,7 @@ final class ProbeDecoder: Decoder {
             // would be dropped silently, so it is an error naming the key.
             let names = Set(members.map(\.name))
             if let unknown = hints.keys.sorted().first(where: { !names.contains($0) }) {
-                throw LLMKitError.invalidSchema(
+                throw OutputFormat.Error.invalidSchema(
                     property: path + "." + unknown,
                     reason: "\(owner).outputHints names \"\(unknown)\", which is not one of its coding keys (\(names.sorted().joined(separator: ", ")))")
             }
@@ -66,7 +66,7 @@ final class ProbeDecoder: Decoder {
         case nil:
             return .object([])          // a type with no stored properties: an empty object
         case .list(nil), .single(nil):
-            throw LLMKitError.invalidSchema(property: path, reason: "\(owner) decodes no value that could be described")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "\(owner) decodes no value that could be described")
         }
     }
 
@@ -199,7 +199,7 @@ private struct KeyedProbe<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder() throws -> any Decoder { throw unsupported("superDecoder()") }
     func superDecoder(forKey key: Key) throws -> any Decoder { throw unsupported("superDecoder(forKey:)") }
 
-    private func unsupported(_ call: String) -> LLMKitError {
+    private func unsupported(_ call: String) -> OutputFormat.Error {
         .invalidSchema(property: decoder.path, reason: "\(decoder.owner) calls \(call), which a schema cannot describe")
     }
 }
@@ -234,7 +234,7 @@ private struct UnkeyedProbe: UnkeyedDecodingContainer {
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        throw LLMKitError.invalidSchema(property: decoder.path, reason: "\(decoder.owner) calls superDecoder(), which a schema cannot describe")
+        throw OutputFormat.Error.invalidSchema(property: decoder.path, reason: "\(decoder.owner) calls superDecoder(), which a schema cannot describe")
     }
 }
 

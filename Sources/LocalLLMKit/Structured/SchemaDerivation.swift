@@ -8,7 +8,7 @@ extension OutputSchema {
     /// `CaseIterable` string enums (as choices), `String`, integers, `Double`, `Float`,
     /// `Bool`, `Date`, `URL`, `UUID` and `Decimal`. ``StructuredOutput`` adds descriptions
     /// and bounds.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` naming the property for a
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` naming the property for a
     ///   type it cannot derive: a recursive type, a dictionary with non-string keys, an
     ///   enum with associated values, or an `init(from:)` that rejects the probe.
     public init<T: Decodable>(deriving type: T.Type, name: String? = nil) throws {
@@ -31,12 +31,12 @@ final class SchemaProbe {
         depth += 1
         defer { depth -= 1 }
         guard depth <= SchemaLimits.maximumDepth + 1 else {
-            throw LLMKitError.invalidSchema(property: path, reason: "types are nested deeper than \(SchemaLimits.maximumDepth) levels")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "types are nested deeper than \(SchemaLimits.maximumDepth) levels")
         }
         if let leaf = Self.leaf(T.self) { return (leaf.kind, leaf.value as! T) }
         if let options = Self.choices(T.self) {
             guard let first = options.values.first else {
-                throw LLMKitError.invalidSchema(property: path, reason: "\(T.self) has no cases")
+                throw OutputFormat.Error.invalidSchema(property: path, reason: "\(T.self) has no cases")
             }
             return (.choice(options.names), first as! T)
         }
@@ -45,13 +45,13 @@ final class SchemaProbe {
         }
         if let dictionary = T.self as? any DictionaryProbe.Type {
             guard dictionary.keyType == String.self else {
-                throw LLMKitError.invalidSchema(property: path, reason: "a dictionary with \(dictionary.keyType) keys has no JSON form; only String keys are supported")
+                throw OutputFormat.Error.invalidSchema(property: path, reason: "a dictionary with \(dictionary.keyType) keys has no JSON form; only String keys are supported")
             }
             return (.dictionary(try derive(opening: dictionary.valueDecodable(at: path), path: path + "[*]")), dictionary.empty as! T)
         }
         let identifier = ObjectIdentifier(T.self)
         guard !stack.contains(identifier) else {
-            throw LLMKitError.invalidSchema(property: path, reason: "\(T.self) contains itself; recursive types cannot be generated")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "\(T.self) contains itself; recursive types cannot be generated")
         }
         stack.append(identifier)
         defer { stack.removeLast() }
@@ -59,10 +59,10 @@ final class SchemaProbe {
         let value: T
         do {
             value = try T(from: decoder)
-        } catch let error as LLMKitError {
+        } catch let error as OutputFormat.Error {
             throw error
         } catch {
-            throw LLMKitError.invalidSchema(property: path, reason: "cannot derive a schema from \(T.self): \(error)")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "cannot derive a schema from \(T.self): \(error)")
         }
         return (try decoder.kind(), value)
     }
@@ -120,7 +120,7 @@ extension Optional: OptionalProbe {
     static var noneValue: Optional { nil }
     static func wrappedDecodable(at path: String) throws -> any Decodable.Type {
         guard let type = Wrapped.self as? any Decodable.Type else {
-            throw LLMKitError.invalidSchema(property: path, reason: "\(Wrapped.self) is not Decodable")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "\(Wrapped.self) is not Decodable")
         }
         return type
     }
@@ -138,7 +138,7 @@ extension Dictionary: DictionaryProbe {
     static var empty: Dictionary { [:] }
     static func valueDecodable(at path: String) throws -> any Decodable.Type {
         guard let type = Value.self as? any Decodable.Type else {
-            throw LLMKitError.invalidSchema(property: path, reason: "\(Value.self) is not Decodable")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "\(Value.self) is not Decodable")
         }
         return type
     }

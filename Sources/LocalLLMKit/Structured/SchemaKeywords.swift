@@ -1,6 +1,6 @@
 /// The JSON Schema keywords LocalLLMKit enforces, by the kind of value they constrain.
 ///
-/// Every other keyword is rejected with ``LLMKitError/invalidSchema(property:reason:)``
+/// Every other keyword is rejected with ``OutputFormat/Error/invalidSchema(property:reason:)``
 /// naming it, so that a schema never constrains less than it says. README's
 /// "Structured output" section lists the same set.
 enum SchemaKeywords {
@@ -43,7 +43,7 @@ enum SchemaKeywords {
 
     /// The type implied by a schema without `type`, from the keywords it uses; nil when it
     /// uses none (any value), `.failure` naming two keywords of different types.
-    static func impliedType(of keys: [String]) -> Result<String?, LLMKitError> {
+    static func impliedType(of keys: [String]) -> Result<String?, OutputFormat.Error> {
         var found: (type: String, keyword: String)?
         for key in keys {
             let type: String

@@ -3,8 +3,8 @@
 /// llama.cpp's JSON Schema converter and GBNF parser recurse without limit and expand
 /// repetitions into copies of rules, so a small adversarial input can exhaust the stack
 /// or memory. Each bound is far above what real schemas and grammars need, and
-/// exceeding one is an ``LLMKitError/invalidSchema(property:reason:)`` or
-/// ``LLMKitError/invalidGrammar(reason:)`` naming the bound.
+/// exceeding one is an ``OutputFormat/Error/invalidSchema(property:reason:)`` or
+/// ``OutputFormat/Error/invalidGrammar(reason:)`` naming the bound.
 enum SchemaLimits {
     /// Schemas nested inside schemas (through properties, items, alternatives and
     /// references), counted the way llama.cpp's converter descends.

@@ -33,11 +33,11 @@ extension SchemaNormalizer {
             let name = escaped.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
             let key = "\(container)/\(name)"
             guard definition(key) != nil else {
-                throw LLMKitError.invalidSchema(property: path, reason: "$ref \"\(reference)\" points to no definition")
+                throw OutputFormat.Error.invalidSchema(property: path, reason: "$ref \"\(reference)\" points to no definition")
             }
             return (key, "\(container).\(name)")
         }
-        throw LLMKitError.invalidSchema(property: path, reason: "$ref \"\(reference)\" is not supported; "
+        throw OutputFormat.Error.invalidSchema(property: path, reason: "$ref \"\(reference)\" is not supported; "
                                         + "only \"#/$defs/NAME\" and \"#/definitions/NAME\" are")
     }
 
@@ -56,7 +56,7 @@ extension SchemaNormalizer {
               case .string(let next)? = members.first(where: { $0.0 == "$ref" })?.1,
               let (nextKey, _) = try? definitionKey(next, path: path) {
             guard !seen.contains(nextKey) else {
-                throw LLMKitError.invalidSchema(property: path, reason: "the references "
+                throw OutputFormat.Error.invalidSchema(property: path, reason: "the references "
                                                 + (seen + [nextKey]).joined(separator: " → ") + " never reach a schema")
             }
             seen.append(nextKey)
@@ -181,7 +181,7 @@ extension SchemaNormalizer {
                     }
                 case ("required", .array(let names)): required += names
                 default:
-                    throw LLMKitError.invalidSchema(property: partPath, reason: "allOf can only merge objects made of properties "
+                    throw OutputFormat.Error.invalidSchema(property: partPath, reason: "allOf can only merge objects made of properties "
                                                     + "and required; \"\(key)\" here is not supported")
                 }
             }
@@ -193,10 +193,10 @@ extension SchemaNormalizer {
     /// The members of an `allOf` part, through references and nested `allOf`s.
     private mutating func mergeableObject(_ part: OrderedJSON, path: String, depth: Int) throws -> [(String, OrderedJSON)] {
         guard depth <= SchemaLimits.maximumDepth else {
-            throw LLMKitError.invalidSchema(property: path, reason: "allOf parts are nested deeper than \(SchemaLimits.maximumDepth) levels")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "allOf parts are nested deeper than \(SchemaLimits.maximumDepth) levels")
         }
         guard let members = part.members else {
-            throw LLMKitError.invalidSchema(property: path, reason: "an allOf part must be an object schema")
+            throw OutputFormat.Error.invalidSchema(property: path, reason: "an allOf part must be an object schema")
         }
         if case .string(let reference)? = members.first(where: { $0.0 == "$ref" })?.1 {
             let (key, label) = try definitionKey(reference, path: path)

@@ -39,11 +39,11 @@ struct SchemaNormalizer {
     var definitionChecks: [String: UniqueCheck] = [:]
 
     /// Normalizes `document`, whose errors are reported under `name`.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)``.
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)``.
     static func prepare(_ document: OrderedJSON, name: String) throws -> Output {
         let text = document.serialized()
         guard text.utf8.count <= SchemaLimits.maximumDocumentBytes else {
-            throw LLMKitError.invalidSchema(property: name, reason: "the schema is \(text.utf8.count) bytes long; "
+            throw OutputFormat.Error.invalidSchema(property: name, reason: "the schema is \(text.utf8.count) bytes long; "
                                             + "at most \(SchemaLimits.maximumDocumentBytes) are allowed")
         }
         var nonce = "llmkit"
@@ -70,7 +70,7 @@ struct SchemaNormalizer {
 
     /// Normalizes one schema node.
     mutating func normalize(_ schema: OrderedJSON, path: String, depth: Int, isRoot: Bool = false) throws -> NormalizedSchema {
-        func fail(_ reason: String) -> LLMKitError { .invalidSchema(property: path, reason: reason) }
+        func fail(_ reason: String) -> OutputFormat.Error { .invalidSchema(property: path, reason: reason) }
         guard depth <= SchemaLimits.maximumDepth else {
             throw fail("schemas are nested deeper than \(SchemaLimits.maximumDepth) levels (references included)")
         }
@@ -188,7 +188,7 @@ struct Node {
 
     subscript(key: String) -> OrderedJSON? { members.first { $0.0 == key }?.1 }
 
-    func fail(_ reason: String) -> LLMKitError { .invalidSchema(property: path, reason: reason) }
+    func fail(_ reason: String) -> OutputFormat.Error { .invalidSchema(property: path, reason: reason) }
 
     /// A non-negative integer keyword, at most `limit`.
     func count(_ key: String, limit: Int) throws -> Int? {

@@ -3,18 +3,18 @@ import Foundation
 /// Decodes generated JSON, telling a truncated answer from a malformed one.
 enum StructuredDecoding {
     /// Decodes `text` as `T`.
-    /// - Throws: ``LLMKitError/incompleteOutput(raw:stopReason:)`` when generation stopped
-    ///   before the JSON was complete, ``LLMKitError/invalidOutput(raw:reason:)`` otherwise.
+    /// - Throws: ``OutputFormat/Error/incompleteOutput(raw:stopReason:)`` when generation stopped
+    ///   before the JSON was complete, ``OutputFormat/Error/invalidOutput(raw:reason:)`` otherwise.
     static func decode<T: Decodable>(_ type: T.Type, from text: String, stopReason: StopReason) throws -> T {
         let data = Data(text.utf8)
         let isCompleteJSON = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
         if !isCompleteJSON && (stopReason == .maximumTokens || stopReason == .cancelled) {
-            throw LLMKitError.incompleteOutput(raw: text, stopReason: stopReason)
+            throw OutputFormat.Error.incompleteOutput(raw: text, stopReason: stopReason)
         }
         do {
             return try decoder.decode(T.self, from: data)
         } catch {
-            throw LLMKitError.invalidOutput(raw: text, reason: describe(error))
+            throw OutputFormat.Error.invalidOutput(raw: text, reason: describe(error))
         }
     }
 
@@ -66,8 +66,8 @@ extension Conversation {
     /// let verdict = try await conversation.respond(to: scannedText, generating: Verdict.self).content
     /// ```
     /// Thinking is off for structured answers.
-    /// - Throws: ``LLMKitError/invalidSchema(property:reason:)`` before generation for a type
-    ///   that cannot be described; ``LLMKitError/incompleteOutput(raw:stopReason:)`` when the
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` before generation for a type
+    ///   that cannot be described; ``OutputFormat/Error/incompleteOutput(raw:stopReason:)`` when the
     ///   token limit cut the JSON short.
     public nonisolated func respond<T: Decodable & Sendable>(to prompt: String, generating type: T.Type,
                                                   options: CompletionOptions = .init()) async throws -> ModelResponse<T> {

@@ -1,3 +1,4 @@
+import Foundation
 /// The tools of a conversation: checked once, rendered for the template, and run.
 struct ToolBox: Sendable {
     let tools: [any ConversationTool]
@@ -5,29 +6,29 @@ struct ToolBox: Sendable {
     let definitions: [(name: String, json: OrderedJSON)]
 
     /// Checks names and schemas up front, so that a bad tool fails before any turn.
-    /// - Throws: ``LLMKitError/invalidTool(name:reason:)``.
+    /// - Throws: ``Conversation/Error/invalidTool(name:reason:)``.
     init(_ tools: [any ConversationTool]) throws {
         var seen = Set<String>()
         var definitions: [(String, OrderedJSON)] = []
         for tool in tools {
             let name = tool.name
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                throw LLMKitError.invalidTool(name: name, reason: "a name may hold only letters, digits, _ and -")
+                throw Conversation.Error.invalidTool(name: name, reason: "a name may hold only letters, digits, _ and -")
             }
             guard seen.insert(name).inserted else {
-                throw LLMKitError.invalidTool(name: name, reason: "two tools have this name")
+                throw Conversation.Error.invalidTool(name: name, reason: "two tools have this name")
             }
             let schema: OrderedJSON
             do {
                 schema = try OrderedJSONParser.parse(try tool.parametersSchema)
             } catch {
-                throw LLMKitError.invalidTool(name: name, reason: "no usable parameters schema: \(error)")
+                throw Conversation.Error.invalidTool(name: name, reason: "no usable parameters schema: \(error)")
             }
             // llama.cpp turns the schema into a tool-call grammar: the same bounds and keywords as output schemas.
             do {
                 _ = try SchemaNormalizer.prepare(schema, name: name)
-            } catch LLMKitError.invalidSchema(let property, let reason) {
-                throw LLMKitError.invalidTool(name: name, reason: "parameters schema at \(property): \(reason)")
+            } catch OutputFormat.Error.invalidSchema(let property, let reason) {
+                throw Conversation.Error.invalidTool(name: name, reason: "parameters schema at \(property): \(reason)")
             }
             definitions.append((name, .object([
                 ("type", .string("function")),
@@ -46,12 +47,12 @@ struct ToolBox: Sendable {
         case .none: return ([], "none")
         case .required:
             guard !definitions.isEmpty else {
-                throw LLMKitError.invalidOption(name: "toolChoice", reason: "a tool call is required, but the conversation has no tools")
+                throw Conversation.Error.invalidToolChoice(reason: "a tool call is required, but the conversation has no tools")
             }
             return (definitions.map(\.json), "required")
         case .named(let name):
             guard let definition = definitions.first(where: { $0.name == name }) else {
-                throw LLMKitError.invalidOption(name: "toolChoice", reason: "no tool is named \(name)")
+                throw Conversation.Error.invalidToolChoice(reason: "no tool is named \(name)")
             }
             return ([definition.json], "required")
         }
@@ -72,7 +73,7 @@ struct ToolBox: Sendable {
         } catch is CancellationError {
             return (Self.error("cancelled"), true)
         } catch {
-            let reason = (error as? LLMKitError)?.localizedDescription ?? (error as? LocalModel.Error)?.localizedDescription
+            let reason = (error as? LocalizedError)?.errorDescription
                 ?? String(describing: error)
             return (Self.error("\(name) failed: \(reason)"), true)
         }

@@ -48,11 +48,11 @@ enum Forgery: String, CaseIterable, CustomStringConvertible {
     /// Whether `error` is the typed error this forgery must give for the file at `path`.
     func matches(_ error: any Error, path: String) -> Bool {
         switch (self, error) {
-        case (.adversarialTemplate, LLMKitError.templateBoundExceeded(.depth, let reason)):
+        case (.adversarialTemplate, ChatTemplate.Error.boundExceeded(.depth, let reason)):
             return reason.contains(path)
         case (.adversarialTemplate, _):
             return false
-        case (_, LLMKitError.invalidConversationFile(let file, let reason)):
+        case (_, Conversation.Error.invalidFile(let file, let reason)):
             return file == path && reason.contains(expectedReason)
         default:
             return false
@@ -101,7 +101,7 @@ struct ArchiveValidationTests {
         // Loading it into a live conversation fails too, and changes nothing.
         let live = try Conversation(model: model, instructions: "Be brief.")
         _ = try await live.respond(to: "Hi.", options: Self.greedy)
-        await #expect(throws: LLMKitError.self) { try await live.load(from: forged) }
+        await #expect(throws: Conversation.Error.self) { try await live.load(from: forged) }
         #expect(await live.turnCount == 1)
         let next = try await live.respond(to: "Again.", options: Self.greedy)
         #expect(next.statistics.cachedPromptTokens > 0)
@@ -112,22 +112,28 @@ struct ArchiveValidationTests {
     @Test("Hardening #12: a new conversation rejects the same values")
     func freshConfiguration() async throws {
         let model = try await TestModel.vocabulary()
-        let bad: [(String, Conversation.Configuration)] = [
+        let badConfigurations: [(String, Conversation.Configuration)] = [
             ("contextLength", .init(contextLength: Int(UInt32.max) + 5)),
             ("chatTemplate", .init(chatTemplate: String(repeating: "x", count: 300_000))),
-            ("templateArguments.bos_token", .init(templateArguments: ["bos_token": .string("x")])),
-            ("templateArguments.messages", .init(templateArguments: ["messages": .string("x")])),
-            ("templateArguments.reasoning_effort", .init(templateArguments: ["reasoning_effort": .string("<end_of_turn>")])),
         ]
-        for (name, configuration) in bad {
-            #expect(throws: LLMKitError.self, "\(name)") { try Conversation(model: model, configuration: configuration) }
-            do {
-                _ = try Conversation(model: model, configuration: configuration)
-            } catch LLMKitError.invalidOption(let option, _) {
-                #expect(option == name)
+        for (name, configuration) in badConfigurations {
+            #expect("\(name)") { try Conversation(model: model, configuration: configuration) } throws: { error in
+                guard case Conversation.Error.invalidConfiguration(name, _) = error else { return false }
+                return true
             }
         }
-        #expect(throws: LLMKitError.self) {
+        let badArguments: [(String, Conversation.Configuration)] = [
+            ("bos_token", .init(templateArguments: ["bos_token": .string("x")])),
+            ("messages", .init(templateArguments: ["messages": .string("x")])),
+            ("reasoning_effort", .init(templateArguments: ["reasoning_effort": .string("<end_of_turn>")])),
+        ]
+        for (name, configuration) in badArguments {
+            #expect("\(name)") { try Conversation(model: model, configuration: configuration) } throws: { error in
+                guard case ChatTemplate.Error.invalidArgument(name, _) = error else { return false }
+                return true
+            }
+        }
+        #expect(throws: ChatTemplate.Error.self) {
             try ChatTemplate(model: model).render([.user("Hi")], arguments: ["bos_token": .string("<start_of_turn>")])
         }
     }

@@ -119,15 +119,15 @@ struct ChatTemplateTests {
     @Test("a broken template gives a typed error naming the problem")
     func brokenTemplate() async throws {
         let model = try await TestModel.vocabulary()
-        #expect(throws: LLMKitError.self) { try ChatTemplate(model: model, override: "{% for m in messages %}{{ m.content }") }
+        #expect(throws: ChatTemplate.Error.self) { try ChatTemplate(model: model, override: "{% for m in messages %}{{ m.content }") }
         let directory = try TemporaryDirectory()
         #expect {
             try ChatTemplate(model: model, overrideFile: directory.file("missing.jinja"))
         } throws: { error in
-            guard case LLMKitError.templateFailed(let reason) = error else { return false }
+            guard case ChatTemplate.Error.failed(let reason) = error else { return false }
             return reason.contains("missing.jinja")
         }
-        #expect(throws: LLMKitError.self) {
+        #expect(throws: ChatTemplate.Error.self) {
             try ChatTemplate(model: model, override: "{{ raise_exception('no system role') }}").render([.user("x")])
         }
     }

@@ -287,16 +287,16 @@ struct ConversationPersistenceTests {
             _ = try await Conversation(restoringFrom: url, model: loadModel)
         } throws: { error in
             switch (damage, error) {
-            case (.otherModel, LLMKitError.incompatibleConversationFile(let path, _)): return path == url.path
+            case (.otherModel, Conversation.Error.incompatibleFile(let path, _)): return path == url.path
             case (.otherModel, _): return false
-            case (_, LLMKitError.invalidConversationFile(let path, _)): return path == url.path
+            case (_, Conversation.Error.invalidFile(let path, _)): return path == url.path
             default: return false
             }
         }
         // Loading into a live conversation fails the same way and changes nothing.
         let live = try Conversation(model: loadModel)
         _ = try await live.respond(to: "Hi.", options: Self.greedy)
-        await #expect(throws: LLMKitError.self) { try await live.load(from: url) }
+        await #expect(throws: Conversation.Error.self) { try await live.load(from: url) }
         #expect(await live.turnCount == 1)
         let next = try await live.respond(to: "Again.", options: Self.greedy)
         #expect(next.statistics.cachedPromptTokens > 0)
@@ -313,7 +313,7 @@ struct ConversationPersistenceTests {
         try await conversation.save(to: url)
         #expect(try ConversationArchive(contentsOf: url).header.turnCount == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["saved.llmconv"])
-        await #expect(throws: LLMKitError.self) { try await conversation.save(to: directory.file("no/such/dir/x.llmconv")) }
+        await #expect(throws: Conversation.Error.self) { try await conversation.save(to: directory.file("no/such/dir/x.llmconv")) }
     }
 }
 

@@ -39,7 +39,7 @@ struct ConversationTranscriptTests {
         #expect {
             _ = try Conversation(model: model, transcript: transcript)
         } throws: { error in
-            guard case LLMKitError.invalidTranscript(let reported, let reason) = error else { return false }
+            guard case Conversation.Error.invalidTranscript(let reported, let reason) = error else { return false }
             return reported == index && reason.contains(words)
         }
     }

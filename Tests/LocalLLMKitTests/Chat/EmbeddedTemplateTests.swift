@@ -14,7 +14,7 @@ struct EmbeddedTemplateTests {
         let model = try await LocalModel.load(from: copy, configuration: .init(contextLength: 256))
         let template = try ChatTemplate(model: model)
         #expect(template.source == .builtin("gemma"))
-        guard case .templateFailed(let reason)? = template.embeddedTemplateError else {
+        guard case .failed(let reason)? = template.embeddedTemplateError else {
             Issue.record("expected the parse error, got \(String(describing: template.embeddedTemplateError))")
             return
         }

@@ -14,7 +14,7 @@ struct ReplyReplay: Equatable {
     init(_ chunks: [String], render: ChatRenderHandle, thinkingEndTags: [String], parsing: ReplyStream.Parsing) {
         var stream = ReplyStream(render: render, thinkingEndTags: thinkingEndTags, parsing: parsing)
         events = chunks.map { stream.append($0) }
-        events.append(stream.finish())
+        events.append((try? stream.finish(isComplete: false)) ?? [])   // partial: never throws
         reply = stream.reply
         phases = stream.phases
         parses = stream.parseCount

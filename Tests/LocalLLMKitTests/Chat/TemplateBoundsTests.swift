@@ -50,7 +50,7 @@ struct TemplateBoundsTests {
         #expect {
             _ = try ChatTemplate(model: model, override: template.source, limits: Self.quick).render([.user("Hi")])
         } throws: { error in
-            guard case LLMKitError.templateBoundExceeded(let bound, let reason) = error else { return false }
+            guard case ChatTemplate.Error.boundExceeded(let bound, let reason) = error else { return false }
             return bound == template.bound && reason.contains("\(bound) bound")
         }
         // Only the child process that ran the template ended: the next template works.
@@ -61,7 +61,7 @@ struct TemplateBoundsTests {
           arguments: [AdversarialTemplate.endlessRecursion, .hugeRepetition, .deepParentheses])
     func defaultBounds(_ template: AdversarialTemplate) async throws {
         let model = try await TestModel.vocabulary()
-        #expect(throws: LLMKitError.self) {
+        #expect(throws: ChatTemplate.Error.self) {
             _ = try ChatTemplate(model: model, override: template.source).render([.user("Hi")])
         }
     }
@@ -76,7 +76,7 @@ struct TemplateBoundsTests {
         #expect {
             try template.render([.user("boom")])
         } throws: { error in
-            guard case LLMKitError.templateBoundExceeded(.size, _) = error else { return false }
+            guard case ChatTemplate.Error.boundExceeded(.size, _) = error else { return false }
             return true
         }
         #expect(try template.render([.user("still fine")]).text == "still fine")
@@ -106,7 +106,7 @@ struct TemplateBoundsTests {
                 let template = try ChatTemplate(model: model, override: TestTemplates.source(name))
                 _ = try template.render(messages, enableThinking: true, tools: template.supportsToolCalls ? tools : [],
                                         toolChoice: "auto")
-            } catch LLMKitError.templateBoundExceeded(let bound, let reason) {
+            } catch ChatTemplate.Error.boundExceeded(let bound, let reason) {
                 failures.append("\(name): \(bound): \(reason)")
             } catch {
                 // Some templates reject this shape of conversation (e.g. no system role): not a bound.
@@ -123,7 +123,7 @@ struct TemplateBoundsTests {
                               to: AdversarialTemplate.endlessRecursion.source)
         let model = try await LocalModel.load(from: copy, configuration: .init(vocabularyOnly: true))
         let template = try ChatTemplate(model: model)
-        guard case .templateBoundExceeded(.depth, _)? = template.embeddedTemplateError else {
+        guard case .boundExceeded(.depth, _)? = template.embeddedTemplateError else {
             Issue.record("expected a depth bound, got \(String(describing: template.embeddedTemplateError))")
             return
         }
@@ -147,7 +147,7 @@ struct TemplateBoundsTests {
         await #expect {
             _ = try await Conversation(restoringFrom: forged, model: model)
         } throws: { error in
-            guard case LLMKitError.templateBoundExceeded(let bound, let reason) = error else { return false }
+            guard case ChatTemplate.Error.boundExceeded(let bound, let reason) = error else { return false }
             return bound == template.bound && reason.contains(forged.path)
         }
         #expect(try await Conversation(restoringFrom: saved, model: model).turnCount == 1)
@@ -161,7 +161,7 @@ struct TemplateBoundsTests {
         #expect {
             try ChatTemplate(model: model, limits: limits)
         } throws: { error in
-            guard case LLMKitError.invalidOption(name: "timeLimit", _) = error else { return false }
+            guard case ChatTemplate.Error.invalidLimit(name: "timeLimit", _) = error else { return false }
             return true
         }
     }

@@ -54,7 +54,7 @@ struct ModelDiscoveryTests {
         #expect(entry.source == .huggingFace && entry.isReadOnly && entry.bytes == 253_113_024)
         #expect(await library.resolve(entry.selection).url == entry.url)
         #expect(try await library.locate(entry.id) == entry.url)
-        await #expect(throws: LLMKitError.readOnlyModel(entry.id)) { try await library.delete(entry.id) }
+        await #expect(throws: ModelLibrary.Error.readOnlyModel(entry.id)) { try await library.delete(entry.id) }
         #expect(FileManager.default.fileExists(atPath: entry.url.path))
         #expect(try await !Self.generate(with: entry.url).isEmpty)
 
@@ -73,7 +73,7 @@ struct ModelDiscoveryTests {
         #expect(entry.id == "ollama:gemma3:270m" && entry.name == "gemma3:270m")
         #expect(entry.source == .ollama && entry.isReadOnly && entry.sha256 == LibraryFixtures.gemmaSHA256)
         #expect(entry.selection.storageValue == "ollama:gemma3:270m")
-        await #expect(throws: LLMKitError.readOnlyModel("gemma3:270m")) { try await library.delete("gemma3:270m") }
+        await #expect(throws: ModelLibrary.Error.readOnlyModel("gemma3:270m")) { try await library.delete("gemma3:270m") }
         let url = try #require(await library.resolve(entry.selection).url)
         #expect(try await !Self.generate(with: url).isEmpty)
 

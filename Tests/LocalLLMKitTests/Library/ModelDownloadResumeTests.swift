@@ -88,7 +88,7 @@ struct ModelDownloadResumeTests {
         await #expect {
             try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
-            guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
+            guard case ModelLibrary.Error.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason.contains("did not say how large") && reason.contains("SHA-256")
         }
         #expect(try await library.models().isEmpty)
@@ -123,7 +123,7 @@ struct ModelDownloadResumeTests {
         await #expect {
             try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
-            guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
+            guard case ModelLibrary.Error.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason == "the host nonexistent.invalid could not be resolved (DNS lookup failed)"
         }
         let problem = TransferFailure.connectionProblem(host: "127.0.0.1", port: server.port)

@@ -75,7 +75,7 @@ struct ModelDownloadTests {
         let sha256 = try tinySHA256
         let url = server.url("/files/tiny.gguf")
         try server.control("/control/drop/1000000")        // every response breaks after 1 MB
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: ModelLibrary.Error.self) {
             try await LibraryFixtures.library(in: folder.url).download(ModelLibrary.DownloadRequest(urls: [url], sha256: sha256)).value
         }
         let first = try server.log()
@@ -127,7 +127,7 @@ struct ModelDownloadTests {
         await #expect {
             try await library.download(ModelLibrary.DownloadRequest(urls: [url], sha256: wrong)).value
         } throws: { error in
-            guard case LLMKitError.checksumMismatch(let failedURL, let expected, let actual) = error else { return false }
+            guard case ModelLibrary.Error.checksumMismatch(let failedURL, let expected, let actual) = error else { return false }
             return failedURL == url.absoluteString && expected == wrong && actual == (try? tinySHA256)
         }
         #expect(try await library.models().isEmpty)
@@ -142,7 +142,7 @@ struct ModelDownloadTests {
         await #expect {
             try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
-            guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
+            guard case ModelLibrary.Error.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason.contains("GGUF")
         }
         #expect(try await library.models().isEmpty)
@@ -156,7 +156,7 @@ struct ModelDownloadTests {
         await #expect {
             try await library.download(ModelLibrary.DownloadRequest(urls: [url])).value
         } throws: { error in
-            guard case LLMKitError.downloadFailed(let failedURL, let reason) = error else { return false }
+            guard case ModelLibrary.Error.downloadFailed(let failedURL, let reason) = error else { return false }
             return failedURL == url.absoluteString && reason.contains("gave up after 3 attempts")
         }
         #expect(try await library.models().isEmpty)
@@ -172,11 +172,11 @@ struct ModelDownloadTests {
         await #expect {
             try await library.download(request).value
         } throws: { error in
-            guard case LLMKitError.insufficientDiskSpace(_, let needed, let available) = error else { return false }
+            guard case ModelLibrary.Error.insufficientDiskSpace(_, let needed, let available) = error else { return false }
             return needed > 253_113_024 && available == 100 << 20
         }
         #expect(try server.log().isEmpty)
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: ModelLibrary.Error.self) {
             try await library.importModel(at: TestModel.url())
         }
         #expect(try await library.models().isEmpty)

@@ -79,7 +79,7 @@ struct ModelLibraryStorageTests {
         #expect(sawFile.withLock { $0 })
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(try await library.models().isEmpty)
-        await #expect(throws: LLMKitError.modelNotInLibrary(record.id)) { try await library.delete(record.id) }
+        await #expect(throws: ModelLibrary.Error.modelNotFound(record.id)) { try await library.delete(record.id) }
     }
 
     @Test("a crash mid-import or mid-download leaves nothing listed")
@@ -134,7 +134,7 @@ struct ModelLibraryStorageTests {
         await #expect {
             try await library.importModel(at: link, moving: true)
         } throws: { error in
-            guard case LLMKitError.invalidModelReference(let path, let reason) = error else { return false }
+            guard case ModelLibrary.Error.invalidReference(let path, let reason) = error else { return false }
             return path == link.path && reason.contains("symbolic link") && reason.contains("by copying")
         }
         #expect(try await library.models().isEmpty)
@@ -168,7 +168,7 @@ struct ModelLibraryStorageTests {
         let forged = try String(contentsOf: metadata, encoding: .utf8).replacingOccurrences(of: "\"\(record.id)\"", with: "\"..\"")
         try forged.write(to: metadata, atomically: true, encoding: .utf8)
         #expect(try await library.models().isEmpty)
-        await #expect(throws: LLMKitError.self) { try await library.delete("..") }
+        await #expect(throws: ModelLibrary.Error.self) { try await library.delete("..") }
         #expect(FileManager.default.fileExists(atPath: library.root.path))
     }
 

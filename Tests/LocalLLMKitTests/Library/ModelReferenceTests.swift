@@ -34,7 +34,7 @@ struct ModelReferenceTests {
         #expect {
             try ModelLibrary.DownloadRequest(reference: reference, listing: listing)
         } throws: { error in
-            guard case LLMKitError.invalidModelReference(let named, _) = error else { return false }
+            guard case ModelLibrary.Error.invalidReference(let named, _) = error else { return false }
             return named == reference
         }
     }
@@ -42,11 +42,11 @@ struct ModelReferenceTests {
     @Test("file names with folders or a leading dot are refused")
     func badFileNames() {
         for name in ["../evil.gguf", "a/b.gguf", ".hidden.gguf", "..", ""] {
-            #expect(throws: LLMKitError.self) {
+            #expect(throws: ModelLibrary.Error.self) {
                 try ModelLibrary.DownloadRequest(urls: [URL(string: "https://example.com/x.gguf")!], fileName: name)
             }
         }
-        #expect(throws: LLMKitError.self) {
+        #expect(throws: ModelLibrary.Error.self) {
             try ModelLibrary.DownloadRequest(urls: [URL(string: "https://example.com/x.gguf")!], sha256: "abc")
         }
     }

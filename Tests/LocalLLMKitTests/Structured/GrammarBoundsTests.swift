@@ -34,10 +34,10 @@ struct GrammarBoundsTests {
     func adversarialGrammar(_ index: Int) async throws {
         let (name, grammar, expected) = Self.adversarial[index]
         let model = try await TestModel.vocabulary()
-        #expect(throws: LLMKitError.self, "\(name)") { _ = try OutputFormat.grammar(grammar).grammar(for: model.handle) }
+        #expect(throws: OutputFormat.Error.self, "\(name)") { _ = try OutputFormat.grammar(grammar).grammar(for: model.handle) }
         do {
             _ = try OutputFormat.grammar(grammar).grammar(for: model.handle)
-        } catch LLMKitError.invalidGrammar(let reason) {
+        } catch OutputFormat.Error.invalidGrammar(let reason) {
             #expect(reason.contains(expected), "\(name): \(reason)")
         }
     }
@@ -46,7 +46,7 @@ struct GrammarBoundsTests {
     func generation() async throws {
         let model = try await TestModel.load()
         for (name, grammar, _) in Self.adversarial.prefix(4) {
-            await #expect(throws: LLMKitError.self, "\(name)") {
+            await #expect(throws: OutputFormat.Error.self, "\(name)") {
                 _ = try await model.complete("x", format: .grammar(grammar), options: .init(maximumResponseTokens: 4))
             }
         }

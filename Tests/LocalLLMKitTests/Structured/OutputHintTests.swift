@@ -20,7 +20,7 @@ struct OutputHintTests {
         #expect {
             _ = try OutputSchema(deriving: MisspelledHint.self)
         } throws: { error in
-            guard case LLMKitError.invalidSchema(let property, let reason) = error else { return false }
+            guard case OutputFormat.Error.invalidSchema(let property, let reason) = error else { return false }
             return property.hasSuffix("urgancy") && reason.contains("sender, urgency")
         }
     }

@@ -120,7 +120,7 @@ struct OutputSchemaTests {
             do {
                 _ = try OutputSchema(deriving: type)
                 return nil
-            } catch LLMKitError.invalidSchema(let property, let reason) {
+            } catch OutputFormat.Error.invalidSchema(let property, let reason) {
                 return (property, reason)
             } catch {
                 return ("?", "\(error)")
@@ -149,7 +149,7 @@ struct OutputSchemaTests {
         #expect {
             try schema.jsonSchema()
         } throws: { error in
-            guard case LLMKitError.invalidSchema(let property, let message) = error else { return false }
+            guard case OutputFormat.Error.invalidSchema(let property, let message) = error else { return false }
             return property == "Thing.broken" && message.contains(reason)
         }
     }
@@ -157,12 +157,12 @@ struct OutputSchemaTests {
     @Test("raw JSON Schemas: unsupported keywords and formats are named; bad grammars are typed errors")
     func rawInputs() async throws {
         let model = try await TestModel.vocabulary()
-        func failure(_ format: OutputFormat) -> LLMKitError? {
+        func failure(_ format: OutputFormat) -> OutputFormat.Error? {
             do {
                 _ = try format.grammar(for: model.handle)
                 return nil
             } catch {
-                return error as? LLMKitError
+                return error as? OutputFormat.Error
             }
         }
         #expect(failure(.jsonSchema(#"{"type":"object","properties":{"tags":{"type":"array","minContains":1}}}"#))

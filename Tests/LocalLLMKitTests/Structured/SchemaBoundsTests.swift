@@ -93,7 +93,7 @@ struct SchemaBoundsTests {
         do {
             _ = try OutputFormat.jsonSchema(schema).grammar(for: model.handle)
             Issue.record("\(name) was accepted")
-        } catch LLMKitError.invalidSchema(_, let reason) {
+        } catch OutputFormat.Error.invalidSchema(_, let reason) {
             #expect(reason.contains(expected), "\(name): \(reason)")
         }
     }
@@ -102,7 +102,7 @@ struct SchemaBoundsTests {
     func generation() async throws {
         let model = try await TestModel.load()
         for (name, schema, _) in Self.adversarial.prefix(6) {
-            await #expect(throws: LLMKitError.self, "\(name)") {
+            await #expect(throws: OutputFormat.Error.self, "\(name)") {
                 _ = try await model.complete("x", format: .jsonSchema(schema), options: .init(maximumResponseTokens: 4))
             }
         }
@@ -115,13 +115,13 @@ struct SchemaBoundsTests {
         let model = try await TestModel.vocabulary()
         let handle = UnsafeSendableBox(model.handle)
         // Building and tearing down 100,000 levels recurses in Swift's runtime: use a large stack.
-        let outcome: (thrown: LLMKitError?, description: String, grammarThrew: Bool) = await withCheckedContinuation { continuation in
+        let outcome: (thrown: OutputFormat.Error?, description: String, grammarThrew: Bool) = await withCheckedContinuation { continuation in
             let thread = Thread {
                 var kind = OutputSchema.Kind.string
                 for _ in 0..<100_000 { kind = .list(kind) }
                 let schema = OutputSchema("Deep", kind: kind)
-                var thrown: LLMKitError?
-                do { _ = try schema.jsonSchema() } catch { thrown = error as? LLMKitError }
+                var thrown: OutputFormat.Error?
+                do { _ = try schema.jsonSchema() } catch { thrown = error as? OutputFormat.Error }
                 let grammarThrew = (try? OutputFormat.schema(schema).grammar(for: handle.value)) == nil
                 continuation.resume(returning: (thrown, schema.promptDescription, grammarThrew))
             }
@@ -135,7 +135,7 @@ struct SchemaBoundsTests {
         var kind = OutputSchema.Kind.string
         for _ in 0..<1_000 { kind = .dictionary(kind) }
         let generating = try await TestModel.load()
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: OutputFormat.Error.self) {
             _ = try await generating.complete("x", format: .schema(OutputSchema("Deep", kind: kind)), options: .init(maximumResponseTokens: 4))
         }
     }
@@ -153,7 +153,7 @@ struct SchemaBoundsTests {
         #expect {
             _ = try OutputSchema(deriving: Nested.self)
         } throws: { error in
-            guard case LLMKitError.invalidSchema(_, let reason) = error else { return false }
+            guard case OutputFormat.Error.invalidSchema(_, let reason) = error else { return false }
             return reason.contains("nests containers deeper than 64")
         }
     }
@@ -187,7 +187,7 @@ struct SchemaBoundsTests {
             #expect {
                 try ToolBox([DynamicTool(name: "tool", description: "", parametersSchema: schema) { _ in "" }])
             } throws: { error in
-                guard case LLMKitError.invalidTool(let tool, let reason) = error else { return false }
+                guard case Conversation.Error.invalidTool(let tool, let reason) = error else { return false }
                 return tool == "tool" && reason.contains(expected)
             }
         }

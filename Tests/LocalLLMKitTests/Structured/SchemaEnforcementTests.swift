@@ -122,7 +122,7 @@ struct SchemaEnforcementTests {
             await #expect {
                 _ = try await model.complete("x", format: .jsonSchema(schema), options: .init(maximumResponseTokens: 60, sampling: .greedy))
             } throws: { error in
-                guard case LLMKitError.invalidOutput(_, let reason) = error else { return false }
+                guard case OutputFormat.Error.invalidOutput(_, let reason) = error else { return false }
                 return reason.hasPrefix("\(path): items 0 and 1 are equal") && reason.contains("uniqueItems")
             }
         }
@@ -131,7 +131,7 @@ struct SchemaEnforcementTests {
         #expect(result.text.filter { !$0.isWhitespace } == "[1,2]")
         // A conversation goes through the same check.
         let conversation = try Conversation(model: model)
-        await #expect(throws: LLMKitError.self) {
+        await #expect(throws: OutputFormat.Error.self) {
             _ = try await conversation.respond(to: "Two ones:", format: .jsonSchema(duplicates[0].schema), options: .init(maximumResponseTokens: 30, sampling: .greedy))
         }
     }
@@ -144,8 +144,8 @@ struct SchemaEnforcementTests {
         let nullable = try check(#"{"type": ["array", "null"], "items": {}, "uniqueItems": true}"#)
         #expect(throws: Never.self) { try nullable.verify("[1, 2]") }
         #expect(throws: Never.self) { try nullable.verify("null") }
-        #expect(throws: LLMKitError.self) { try nullable.verify("[1, 1.0]") }
-        #expect(throws: LLMKitError.self) { try nullable.verify(#"[{"a": 1, "b": [2]}, {"b": [2.0], "a": 1}]"#) }
+        #expect(throws: OutputFormat.Error.self) { try nullable.verify("[1, 1.0]") }
+        #expect(throws: OutputFormat.Error.self) { try nullable.verify(#"[{"a": 1, "b": [2]}, {"b": [2.0], "a": 1}]"#) }
         #expect(throws: Never.self) { try nullable.verify(#"[{"a": 1}, {"a": "1"}, [1], "1", 1]"#) }
         let tree = try check(##"""
         {"$ref": "#/$defs/node", "$defs": {"node": {"type": "object", "properties": {
@@ -153,7 +153,7 @@ struct SchemaEnforcementTests {
             "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["tags", "children"]}}}
         """##)
         #expect(throws: Never.self) { try tree.verify(#"{"tags": ["a"], "children": [{"tags": ["a", "b"], "children": []}]}"#) }
-        #expect(throws: LLMKitError.invalidOutput(
+        #expect(throws: OutputFormat.Error.invalidOutput(
             raw: #"{"tags": ["a"], "children": [{"tags": ["b", "b"], "children": []}]}"#,
             reason: "schema.$defs.node.tags: items 0 and 1 are equal, but the schema requires unique items (uniqueItems)")) {
             try tree.verify(#"{"tags": ["a"], "children": [{"tags": ["b", "b"], "children": []}]}"#)

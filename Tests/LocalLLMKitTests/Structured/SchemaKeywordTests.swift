@@ -8,12 +8,12 @@ import Testing
 @Suite("JSON Schema keywords")
 struct SchemaKeywordTests {
     /// The error a raw schema gets, through the real grammar path; nil when it is accepted.
-    static func failure(_ schema: String) async throws -> LLMKitError? {
+    static func failure(_ schema: String) async throws -> OutputFormat.Error? {
         let model = try await TestModel.vocabulary()
         do {
             _ = try OutputFormat.jsonSchema(schema).grammar(for: model.handle)
             return nil
-        } catch let error as LLMKitError {
+        } catch let error as OutputFormat.Error {
             return error
         }
     }
@@ -122,7 +122,7 @@ struct SchemaKeywordTests {
         #expect {
             try Grammar.checkPattern("[a-z]+", original: "[a-z]+", path: "schema.name")
         } throws: { error in
-            guard case LLMKitError.invalidSchema(let property, let reason) = error else { return false }
+            guard case OutputFormat.Error.invalidSchema(let property, let reason) = error else { return false }
             return property == "schema.name" && reason.contains("cannot express it as a grammar")
         }
     }

@@ -17,14 +17,14 @@ struct SchemaNumberTests {
         #"{"type": "number", "minimum": 5, "maximum": 1}"#,
     ])
     func impossibleBounds(_ schema: String) {
-        #expect(throws: LLMKitError.self) { try Self.grammar(schema) }
+        #expect(throws: OutputFormat.Error.self) { try Self.grammar(schema) }
     }
 
     @Test("a wide range is clamped to ±10^12, not rejected")
     func wideRange() throws {
         #expect(NumberGrammar.expression(minimum: -1e15, maximum: 1e15) != nil)
         #expect(NumberGrammar.expression(minimum: 1e13, maximum: 1e14) == nil)
-        #expect(throws: LLMKitError.self) {
+        #expect(throws: OutputFormat.Error.self) {
             try OutputSchema("Big") { OutputSchema.Property("value", .number(1e13...1e14)) }.validate()
         }
     }

@@ -118,7 +118,7 @@ struct StructuredGenerationTests {
         await #expect {
             _ = try await model.complete("A letter:", generating: Letter.self, options: .init(maximumResponseTokens: 5, sampling: .greedy))
         } throws: { error in
-            guard case LLMKitError.incompleteOutput(_, let stopReason) = error else { return false }
+            guard case OutputFormat.Error.incompleteOutput(_, let stopReason) = error else { return false }
             return stopReason == .maximumTokens
         }
     }
@@ -128,7 +128,7 @@ struct StructuredGenerationTests {
         #expect {
             _ = try StructuredDecoding.decode(Letter.self, from: #"{"sender": 5}"#, stopReason: .endOfText)
         } throws: { error in
-            guard case LLMKitError.invalidOutput(let raw, _) = error else { return false }
+            guard case OutputFormat.Error.invalidOutput(let raw, _) = error else { return false }
             return raw == #"{"sender": 5}"#
         }
         #expect(StructuredDecoding.parseDate("2026-12-15") != nil)

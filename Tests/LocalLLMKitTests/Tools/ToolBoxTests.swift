@@ -26,8 +26,8 @@ struct ToolBoxTests {
     @Test("requiring a call with no tools is an error; auto without tools offers none")
     func requiredWithoutTools() throws {
         let box = try ToolBox([])
-        #expect(throws: LLMKitError.self) { try box.offer(.required) }
-        #expect(throws: LLMKitError.self) { try box.offer(.named("search")) }
+        #expect(throws: Conversation.Error.self) { try box.offer(.required) }
+        #expect(throws: Conversation.Error.self) { try box.offer(.named("search")) }
         #expect(try box.offer(.auto).choice == "none")
     }
 }

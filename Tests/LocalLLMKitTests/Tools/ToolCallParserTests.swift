@@ -92,12 +92,12 @@ struct ToolCallParserTests {
     func unsupported() async throws {
         let model = try await TestModel.load()
         let phi = try TestTemplates.source("microsoft-Phi-3.5-mini-instruct")
-        #expect(throws: LLMKitError.toolsUnsupported(template: "override")) {
+        #expect(throws: ChatTemplate.Error.toolsUnsupported(template: "override")) {
             _ = try Conversation(model: model, tools: [DynamicTool(name: "noop", description: "Does nothing",
                                                                    parametersSchema: #"{"type":"object"}"#) { _ in "" }],
                                  configuration: .init(chatTemplate: phi))
         }
-        #expect(throws: LLMKitError.toolsUnsupported(template: "builtin:gemma")) {
+        #expect(throws: ChatTemplate.Error.toolsUnsupported(template: "builtin:gemma")) {
             _ = try Conversation(model: model, tools: [DynamicTool(name: "noop", description: "Does nothing",
                                                                    parametersSchema: #"{"type":"object"}"#) { _ in "" }])
         }

@@ -52,14 +52,14 @@ struct ToolLoopUnitTests {
 
     @Test("bad tool definitions fail at creation")
     func badDefinitions() {
-        #expect(throws: LLMKitError.self) { try ToolBox([Echo(), Echo()]) }
-        #expect(throws: LLMKitError.self) {
+        #expect(throws: Conversation.Error.self) { try ToolBox([Echo(), Echo()]) }
+        #expect(throws: Conversation.Error.self) {
             try ToolBox([DynamicTool(name: "has space", description: "", parametersSchema: "{}") { _ in "" }])
         }
-        #expect(throws: LLMKitError.self) {
+        #expect(throws: Conversation.Error.self) {
             try ToolBox([DynamicTool(name: "x", description: "", parametersSchema: "{not json") { _ in "" }])
         }
-        #expect(throws: LLMKitError.invalidOption(name: "toolChoice", reason: "no tool is named nope")) {
+        #expect(throws: Conversation.Error.invalidToolChoice(reason: "no tool is named nope")) {
             try ToolBox([Echo()]).offer(.named("nope"))
         }
     }
