@@ -73,7 +73,7 @@ struct InfoReport: Encodable {
     let trainingContextLength: Int?
     let hasChatTemplate: Bool
     let tensorCount: Int
-    let metadata: [String: MetadataValue]
+    let metadata: [String: GGUFValue]
     let loadable: Bool
     let loadabilityProblem: String?
     let devices = ComputeDevice.all
@@ -89,7 +89,7 @@ struct InfoReport: Encodable {
         trainingContextLength = file.trainingContextLength
         hasChatTemplate = file.hasChatTemplate
         tensorCount = file.tensorCount
-        metadata = file.metadata.mapValues(MetadataValue.init)
+        metadata = file.metadata
         loadable = problem == nil
         loadabilityProblem = problem?.localizedDescription
     }
@@ -103,25 +103,5 @@ struct InfoReport: Encodable {
         case trainingContextLength = "training_context_length"
         case hasChatTemplate = "has_chat_template"
         case tensorCount = "tensor_count"
-    }
-}
-
-/// A GGUF metadata value as JSON; long arrays become `{"type": …, "count": …}`.
-struct MetadataValue: Encodable {
-    let value: GGUFValue
-
-    init(_ value: GGUFValue) { self.value = value }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch value {
-        case .int(let number): try container.encode(number)
-        case .uint(let number): try container.encode(number)
-        case .float(let number): try number.isFinite ? container.encode(number) : container.encode(String(number))
-        case .bool(let flag): try container.encode(flag)
-        case .string(let text): try container.encode(text)
-        case .array(let values): try container.encode(values.map(MetadataValue.init))
-        case .largeArray(let type, let count): try container.encode(["type": type, "count": String(count)])
-        }
     }
 }

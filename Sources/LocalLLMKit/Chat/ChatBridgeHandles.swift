@@ -63,8 +63,8 @@ struct ChatRenderRequest {
         let encoder = JSONEncoder()
         let messages = try OrderedJSONParser.parse(String(decoding: try encoder.encode(messages), as: UTF8.self))
         // The bridge takes each template argument as JSON text.
-        let kwargs = try arguments.sorted { $0.key < $1.key }.map { name, value in
-            (name, OrderedJSON.string(String(decoding: try encoder.encode(value), as: UTF8.self)))
+        let kwargs = arguments.sorted { $0.key < $1.key }.map { name, value in
+            (name, OrderedJSON.string(value.json.serialized()))
         }
         var members: [(String, OrderedJSON)] = [
             ("messages", messages),

@@ -42,8 +42,7 @@ extension ChatMessage: Codable {
                 if let text = try? function.decode(String.self, forKey: .arguments) {
                     arguments = text
                 } else {
-                    let value = try function.decode(JSONText.self, forKey: .arguments)
-                    arguments = value.text
+                    arguments = try function.decode(OrderedJSON.self, forKey: .arguments).serialized()
                 }
                 toolCalls.append(ToolCall(name: try function.decode(String.self, forKey: .name), arguments: arguments,
                                           id: try call.decodeIfPresent(String.self, forKey: .id)))
@@ -74,47 +73,5 @@ extension ChatMessage: Codable {
 
     private struct TextPart: Decodable {
         let text: String
-    }
-}
-
-/// Any JSON value, kept as its compact text.
-struct JSONText: Decodable {
-    let text: String
-
-    init(from decoder: any Decoder) throws {
-        let value = try JSONAny(from: decoder)
-        let data = try JSONSerialization.data(withJSONObject: value.object, options: [.fragmentsAllowed, .sortedKeys])
-        text = String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// A decoded JSON value as Foundation objects, for re-serialization.
-private struct JSONAny: Decodable {
-    let object: Any
-
-    init(from decoder: any Decoder) throws {
-        if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
-            var dictionary: [String: Any] = [:]
-            for key in keyed.allKeys { dictionary[key.stringValue] = try keyed.decode(JSONAny.self, forKey: key).object }
-            object = dictionary
-        } else if var unkeyed = try? decoder.unkeyedContainer() {
-            var array: [Any] = []
-            while !unkeyed.isAtEnd { array.append(try unkeyed.decode(JSONAny.self).object) }
-            object = array
-        } else {
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() { object = NSNull() }
-            else if let flag = try? single.decode(Bool.self) { object = flag }
-            else if let number = try? single.decode(Int64.self) { object = number }
-            else if let number = try? single.decode(Double.self) { object = number }
-            else { object = try single.decode(String.self) }
-        }
-    }
-
-    private struct AnyKey: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 }

@@ -236,6 +236,15 @@ extension ChatTemplate {
             }
         }
 
+        /// The value as JSON.
+        var json: OrderedJSON {
+            switch self {
+            case .bool(let value): return .bool(value)
+            case .number(let value): return .number(value)
+            case .string(let value): return .string(value)
+            }
+        }
+
         /// Encodes the plain value.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()

@@ -14,7 +14,7 @@ extension GrammarScanner {
             case 32, 9: position += 1
             case 35:                                                                                // "#" comment
                 while bytes[position] != 0 && bytes[position] != 13 && bytes[position] != 10 { position += 1 }
-            case 13, 10 where newlines: position += 1
+            case 13 where newlines, 10 where newlines: position += 1
             default: return position
             }
         }

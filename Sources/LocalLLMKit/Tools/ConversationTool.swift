@@ -99,7 +99,7 @@ public struct DynamicTool: ConversationTool {
 
         /// Keeps the JSON text as it is.
         public init(from decoder: any Decoder) throws {
-            json = try JSONText(from: decoder).text
+            json = try OrderedJSON(from: decoder).serialized()
         }
     }
 }
