@@ -12,13 +12,15 @@ extension Conversation {
         /// A chat template that overrides the model's: Jinja source, or a built-in
         /// template name such as `chatml`. `nil` uses the model's own (see ``ChatTemplate``).
         public var chatTemplate: String?
-        /// The context length in tokens; `nil` uses the model's ``LocalModel/contextLength``.
+        /// The most tokens this conversation holds (its own KV cache): transcript plus answer.
+        /// `nil` uses the model's ``LocalModel/contextLength``, which is the one default.
         public var contextLength: Int?
         /// What to do when a turn does not fit.
         public var overflowPolicy: OverflowPolicy
         /// Keep a full-size cache for sliding-window models (Gemma 3), so that any
         /// earlier prefix can be reused. Without it, such a model must sometimes
-        /// evaluate the whole history again.
+        /// evaluate the whole history again. (Only conversations reuse a cached prefix, so
+        /// this is their setting alone; a model's completions use the sliding window.)
         public var usesFullSlidingWindowCache: Bool
         /// Extra template variables.
         public var templateArguments: [String: ChatTemplate.Argument]

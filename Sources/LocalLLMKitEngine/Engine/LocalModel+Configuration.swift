@@ -8,7 +8,9 @@ extension LocalModel {
     /// ```
     public struct Configuration: Sendable, Equatable {
         /// The context length in tokens: prompt plus answer. `nil` means the model's
-        /// training length, capped at 4096 to keep the KV cache small.
+        /// training length, capped at 4096 to keep the KV cache small. Completions use a
+        /// context of this length; a conversation holds at most this many tokens unless its
+        /// own configuration says otherwise.
         public var contextLength: Int?
         /// The most prompt tokens evaluated in one step (llama.cpp's `n_batch`);
         /// longer prompts are evaluated in chunks.
@@ -23,9 +25,6 @@ extension LocalModel {
         /// Let llama.cpp map the file into memory where that helps (its default);
         /// false reads the weights into allocated memory instead.
         public var usesMemoryMap: Bool
-        /// Keep a full-size cache for sliding-window attention models (Gemma 3).
-        /// It costs memory but lets a later request reuse any cached prefix.
-        public var usesFullSlidingWindowCache: Bool
         /// Load only the vocabulary and metadata, not the weights: enough to tokenize and
         /// render chat templates, fast, but the model cannot generate.
         public var vocabularyOnly: Bool
@@ -38,7 +37,6 @@ extension LocalModel {
             threads: Int? = nil,
             gpuLayers: Int? = nil,
             usesMemoryMap: Bool = true,
-            usesFullSlidingWindowCache: Bool = false,
             vocabularyOnly: Bool = false
         ) {
             self.contextLength = contextLength
@@ -47,7 +45,6 @@ extension LocalModel {
             self.threads = threads
             self.gpuLayers = gpuLayers
             self.usesMemoryMap = usesMemoryMap
-            self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
             self.vocabularyOnly = vocabularyOnly
         }
 

@@ -117,8 +117,8 @@ public actor LocalModel {
 
     package func sharedContext() throws -> InferenceContext {
         if let completionContext { return completionContext }
-        let context = try makeContext(contextLength: contextLength,
-                                      fullSlidingWindowCache: configuration.usesFullSlidingWindowCache)
+        // Completions never reuse a cached prefix, so a sliding-window cache is enough.
+        let context = try makeContext(contextLength: contextLength, fullSlidingWindowCache: false)
         completionContext = context
         return context
     }
