@@ -1,15 +1,9 @@
 import Foundation
 
 /// Lets a benchmark choose how the conversation rounds started in its task parse their output,
-/// and read the time they spent parsing (`llmkit bench --parse`).
-///
-/// ```swift
-/// let probe = ReplyParsingProbe(parsing: .everyChunk)
-/// let response = try await ReplyParsingProbe.$current.withValue(probe) {
-///     try await conversation.respond(to: "Hello")
-/// }
-/// print(probe.measurement.duration, response.statistics.generationDuration)
-/// ```
+/// and read the time they spent parsing (`llmkit bench --parse`): bind a probe to
+/// `ReplyParsingProbe.$current` around `respond(to:)`, then compare `probe.measurement.duration`
+/// with the response's `statistics.generationDuration`.
 package final class ReplyParsingProbe: @unchecked Sendable {
     /// The probe of the current task, if any.
     @TaskLocal package static var current: ReplyParsingProbe?

@@ -70,8 +70,8 @@ enum Forgery: String, CaseIterable, CustomStringConvertible {
         case .brokenTemplate: "chat template"
         case .adversarialTemplate: ""
         case .oversizedTemplate: "chatTemplate"
-        case .reservedTemplateArgument: "templateArguments.bos_token"
-        case .controlTokenInTemplateArgument: "templateArguments.reasoning_effort"
+        case .reservedTemplateArgument: "template argument bos_token"
+        case .controlTokenInTemplateArgument: "template argument reasoning_effort"
         case .instructionsNotInTranscript: "instructions"
         case .damagedCache: "restore its cache"
         }
