@@ -1,7 +1,7 @@
 # LocalLLMKit: every target first runs scripts/bootstrap (idempotent, cached).
 SWIFT         ?= swift
 LLMKIT_PREFIX ?= /usr/local
-PROMPT        ?= Once upon a time
+PROMPT        ?= What is the capital of France? Answer in one sentence.
 
 # Let SwiftPM and the tests find llama.cpp in a non-default prefix too.
 export LLMKIT_PREFIX
@@ -19,9 +19,10 @@ bootstrap:
 build: bootstrap
 	$(SWIFT) build -c release --product llmkit
 
-# The main job on the default model: stream a story with timing figures.
+# The main job on the default model (SmolLM2-135M-Instruct, a chat model): answer a question,
+# streamed, with timing figures.
 demo: build
-	.build/release/llmkit run --raw --max-tokens 96 --temperature 0.7 --seed 42 --stats "$(PROMPT)"
+	.build/release/llmkit run --max-tokens 128 --temperature 0.2 --seed 42 --stats "$(PROMPT)"
 	@echo
 
 # Unit and end-to-end tests through the real libllama and the real model.

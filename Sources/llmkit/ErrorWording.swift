@@ -26,6 +26,8 @@ enum ErrorWording {
                 + "tokens in all (prompt and answer); lower --max-tokens or raise --context"
         case LocalModel.Error.invalidOption(let name, let reason), Conversation.Error.invalidConfiguration(let name, let reason):
             return "invalid value for \(flags[name] ?? name): \(reason)"
+        case ModelLibrary.Error.notDownloaded(let id):
+            return error.localizedDescription + " (llmkit pull \(id))"
         case ModelLibrary.Error.noDefaultModel:
             return error.localizedDescription + " (--model PATH)"
         case ModelLibrary.Error.invalidReference(let reference, let reason) where reason.contains("symbolic link"):

@@ -27,14 +27,21 @@ enum ModelOptions {
         return try LocalModel.defaultModelURL()
     }
 
-    /// A model the user named: an existing file, else a library id, name or cache reference.
-    /// - Throws: ``ModelLibrary/Error/modelNotFound(_:)`` for a name that is neither.
+    /// A model the user named: an existing file, else a library id or name, `default`, a cache
+    /// reference or an installed catalog id. `--model`, `info`, `show` and `rm` all resolve names here.
+    /// - Throws: ``ModelLibrary/Error/notDownloaded(catalogID:)``, or ``ModelNameError`` with the
+    ///   nearest known names for a name that is none of these.
     static func locate(_ name: String) async throws -> URL {
         let path = URL(filePath: name)
         if FileManager.default.fileExists(atPath: path.path) { return path }
-        if let url = try await ModelLibrary().locate(name) { return url }
+        let library = ModelLibrary()
+        if let url = try await library.locate(name) { return url }
         if name.contains("/") || name.hasSuffix(".gguf") { return path }     // loading names the missing file
-        throw ModelLibrary.Error.modelNotFound(name)
+        do {
+            return try await library.file(named: name)
+        } catch ModelLibrary.Error.modelNotFound {
+            throw ModelNameError(name: name, nearest: NearestNames.nearest(to: name, among: await library.knownNames()))
+        }
     }
 
     /// The load configuration from the shared flags.

@@ -18,7 +18,18 @@ enum RemoveCommand {
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         guard let name = arguments.positionals.first else { throw UsageError(message: "missing ID") }
         let library = ModelLibrary()
-        let record = try await library.delete(name)
+        // A catalog id removes the library model it was downloaded as.
+        var target = name
+        if let catalogEntry = ModelCatalog.entry(name), let installed = try await library.installed(catalogEntry),
+           installed.source == .library {
+            target = installed.id
+        }
+        let record: ModelLibrary.Record
+        do {
+            record = try await library.delete(target)
+        } catch ModelLibrary.Error.modelNotFound {
+            throw ModelNameError(name: name, nearest: NearestNames.nearest(to: name, among: await library.knownNames()))
+        }
         Console.message("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed")
         return .success
     }

@@ -25,10 +25,8 @@ enum ShowCommand {
         } else if let entry = try await library.entry(named: name) {
             report = ModelReport(entry)
             report.describe(try GGUFFile(contentsOf: entry.url))
-        } else if FileManager.default.fileExists(atPath: name) {
-            report = ModelReport(file: try GGUFFile(contentsOf: URL(filePath: name)))
         } else {
-            throw ModelLibrary.Error.modelNotFound(name)
+            report = ModelReport(file: try GGUFFile(contentsOf: try await ModelOptions.locate(name)))
         }
         if arguments.has("--json") {
             try Console.printJSON(report)

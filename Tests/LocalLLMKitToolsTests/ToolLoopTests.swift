@@ -12,7 +12,7 @@ struct ToolLoopTests {
 
     @Test("tool choice required: the grammar forces a valid call, the loop runs it and ends with an answer")
     func calculate() async throws {
-        let model = try await LocalModel.load(from: LocalModel.defaultModelURL(), configuration: .init(contextLength: 2048))
+        let model = try await LocalModel.load(from: ReferenceModel.url(), configuration: .init(contextLength: 2048))
         let conversation = try Conversation(model: model, tools: [CalculatorTool(), UnitConversionTool()],
                                             configuration: .init(chatTemplate: Self.qwen3()))
         var started: [ToolInvocation] = [], finished: [ToolInvocation] = []

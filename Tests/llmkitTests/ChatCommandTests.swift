@@ -43,7 +43,7 @@ struct PromptCommandTests {
             let output = try CommandRunner.llmkit(["prompt", "--chat-template", template, "--messages", folder.path("messages.json")] + flags)
             #expect(output.status == 0, "\(output.stderr)")
             #expect(output.stderr.isEmpty)
-            let model = try await LocalModel.load(from: LocalModel.defaultModelURL(), configuration: .init(vocabularyOnly: true))
+            let model = try await LocalModel.load(from: ReferenceModel.url(), configuration: .init(vocabularyOnly: true))
             let messages = try JSONDecoder().decode([ChatMessage].self, from: Data(Self.messages.utf8))
             let expected = try ChatTemplate(model: model, override: String(contentsOfFile: template, encoding: .utf8))
                 .render(messages, addGenerationPrompt: !flags.contains("--no-generation-prompt"),

@@ -72,7 +72,10 @@ struct CommandRunner {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // The reference model unless a test names another (an empty LLMKIT_MODEL means the real default).
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["LLMKIT_MODEL": try ReferenceModel.url().path]) { $1 }
+            .merging(environment) { $1 }
         let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe

@@ -64,7 +64,7 @@ struct CorruptModelTests {
 
     @Test("Hardening #9: info calls the real default model loadable")
     func infoOnValidModel() throws {
-        let url = try LocalModel.defaultModelURL()
+        let url = try ReferenceModel.url()
         let text = try Self.llmkit(["info", url.path])
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("loadable") && $0.hasSuffix("yes") })

@@ -45,7 +45,7 @@ struct ErrorHandlingTests {
         case .empty: try Data().write(to: url)
         case .random: try Data((0..<10_000).map { _ in UInt8.random(in: 0...255) }).write(to: url)
         case .truncated:
-            let handle = try FileHandle(forReadingFrom: LocalModel.defaultModelURL())
+            let handle = try FileHandle(forReadingFrom: ReferenceModel.url())
             try handle.readData(ofLength: 50_000_000).write(to: url)
             try handle.close()
         }

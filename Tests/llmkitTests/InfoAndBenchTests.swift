@@ -6,7 +6,7 @@ import Testing
 struct InfoAndBenchTests {
     @Test("info --json reports the header without loading weights")
     func infoJSON() throws {
-        let url = try LocalModel.defaultModelURL()
+        let url = try ReferenceModel.url()
         let output = try CommandRunner.llmkit(["info", url.path, "--json"])
         #expect(output.status == 0)
         let object = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])

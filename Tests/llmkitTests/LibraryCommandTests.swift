@@ -13,7 +13,7 @@ struct LibraryCommandTests {
     init() throws {
         scratch = try ScratchFolder()
         environment = ["LLMKIT_HOME": scratch.path("home"), "HF_HUB_CACHE": scratch.path("hf"),
-                       "OLLAMA_MODELS": scratch.path("ollama")]
+                       "OLLAMA_MODELS": scratch.path("ollama"), "LLMKIT_CACHE": scratch.path("cache")]
     }
 
     func llmkit(_ arguments: [String]) throws -> CommandRunner.Output {
@@ -31,7 +31,7 @@ struct LibraryCommandTests {
         let served = scratch.url.appending(path: "served")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: served.appending(path: "gemma.gguf"),
-                                                   withDestinationURL: LocalModel.defaultModelURL())
+                                                   withDestinationURL: ReferenceModel.url())
         let server = try DownloadServer(serving: served)
 
         let pull = try llmkit(["pull", server.url("/missing/gemma.gguf").absoluteString,
@@ -75,11 +75,11 @@ struct LibraryCommandTests {
     @Test("import --move adds a file once; show works on a path; Ollama models are listed read-only and runnable")
     func importAndDiscovered() throws {
         let copy = scratch.url.appending(path: "copy.gguf")
-        try FileManager.default.copyItem(at: LocalModel.defaultModelURL(), to: copy)
+        try FileManager.default.copyItem(at: ReferenceModel.url(), to: copy)
         let imported = try llmkit(["import", copy.path, "--move", "--name", "Moved Gemma"])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(!FileManager.default.fileExists(atPath: copy.path))
-        let importedAgain = try llmkit(["import", LocalModel.defaultModelURL().path])
+        let importedAgain = try llmkit(["import", ReferenceModel.url().path])
         #expect(importedAgain.stdout == imported.stdout)               // same SHA-256: one entry
 
         let blob = scratch.url.appending(path: "ollama/blobs/sha256-\(Self.gemmaSHA256)")
@@ -87,7 +87,7 @@ struct LibraryCommandTests {
         for folder in [blob, manifest] {
             try FileManager.default.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        try FileManager.default.createSymbolicLink(at: blob, withDestinationURL: LocalModel.defaultModelURL())
+        try FileManager.default.createSymbolicLink(at: blob, withDestinationURL: ReferenceModel.url())
         try Data(#"{"layers":[{"mediaType":"application/vnd.ollama.image.model","digest":"sha256:\#(Self.gemmaSHA256)"}]}"#.utf8)
             .write(to: manifest)
 
@@ -103,7 +103,7 @@ struct LibraryCommandTests {
         let run = try llmkit(["run", "--model", "ollama:gemma3:270m", "--raw", "--max-tokens", "3", "Hello"])
         #expect(run.status == 0, "\(run.stderr)")
 
-        let show = try llmkit(["show", LocalModel.defaultModelURL().path])
+        let show = try llmkit(["show", ReferenceModel.url().path])
         #expect(show.status == 0 && show.stdout.contains("gemma3") && show.stdout.contains("source            file"))
     }
 

@@ -103,7 +103,7 @@ struct LibraryHardeningTests {
 
     @Test("Hardening #7: import of a symbolic link (like the bootstrap's default.gguf) stores the file, and --move refuses links")
     func importSymbolicLink() throws {
-        let target = try LocalModel.defaultModelURL()
+        let target = try ReferenceModel.url()
         let link = library.url("default.gguf")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
 

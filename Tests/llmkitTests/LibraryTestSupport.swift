@@ -9,7 +9,7 @@ struct ScratchLibrary {
     init() throws {
         scratch = try ScratchFolder()
         environment = ["LLMKIT_HOME": scratch.path("home"), "HF_HUB_CACHE": scratch.path("hf"),
-                       "OLLAMA_MODELS": scratch.path("ollama")]
+                       "OLLAMA_MODELS": scratch.path("ollama"), "LLMKIT_CACHE": scratch.path("cache")]
     }
 
     /// The library's folder.

@@ -14,7 +14,7 @@ struct RunCommandTests {
 
     @Test("greedy output is byte for byte llama-completion's", arguments: parityPrompts)
     func parityWithLlamaCompletion(prompt: String) throws {
-        let model = try LocalModel.defaultModelURL().path
+        let model = try ReferenceModel.url().path
         let tokens = "48"
         let reference = try CommandRunner.run(
             CommandRunner.llamaTool("llama-completion"),

@@ -7,7 +7,7 @@ struct TemplateHardeningTests {
     /// The prompt tokens of one user turn with the default model's built-in Gemma template, which
     /// trims the message: the template text parsed for special tokens, the message as plain text.
     static func expectedPromptTokens(forUserText text: String) async throws -> (plain: Int, forged: Int) {
-        let model = try await LocalModel.load(from: LocalModel.defaultModelURL(), configuration: .init(vocabularyOnly: true))
+        let model = try await LocalModel.load(from: ReferenceModel.url(), configuration: .init(vocabularyOnly: true))
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let head = try model.tokenize("<start_of_turn>user\n", addingBeginningOfSequence: true, parsingSpecialTokens: true)
         let body = try model.tokenize(trimmed, addingBeginningOfSequence: false, parsingSpecialTokens: false)
@@ -77,7 +77,7 @@ struct TemplateHardeningTests {
     func brokenEmbeddedTemplate() throws {
         let folder = try ScratchFolder()
         let model = folder.path("broken.gguf")
-        try GGUFMetadataCopy.copy(LocalModel.defaultModelURL(), to: URL(filePath: model), settingString: "tokenizer.chat_template",
+        try GGUFMetadataCopy.copy(ReferenceModel.url(), to: URL(filePath: model), settingString: "tokenizer.chat_template",
                                   to: "{% for m in messages %}{{ m.content }")
         try Self.messages.write(toFile: folder.path("messages.json"), atomically: true, encoding: .utf8)
         let prompt = try CommandRunner.llmkit(["prompt", "--model", model, "--messages", folder.path("messages.json")])

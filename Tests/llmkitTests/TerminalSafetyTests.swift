@@ -22,7 +22,7 @@ struct TerminalSafetyTests {
         let environment = ["LLMKIT_HOME": scratch.path("home"), "HF_HUB_CACHE": scratch.path("hf"),
                            "OLLAMA_MODELS": scratch.path("ollama")]
         let file = scratch.url.appending(path: "hostile.gguf")
-        try GGUFRewriter.copy(LocalModel.defaultModelURL(), to: file,
+        try GGUFRewriter.copy(ReferenceModel.url(), to: file,
                                     settingStrings: ["general.name": Self.hostile, "llmkit.test.\u{1B}[2Jkey": Self.hostile])
         func llmkit(_ arguments: [String]) throws -> CommandRunner.Output {
             try CommandRunner.llmkit(arguments, environment: environment)

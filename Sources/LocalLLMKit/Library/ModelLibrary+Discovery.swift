@@ -11,6 +11,8 @@ extension ModelLibrary {
             case huggingFace = "hugging_face"
             /// Found in Ollama's model store.
             case ollama
+            /// The default model that scripts/bootstrap installed (id `default`).
+            case bootstrap
         }
 
         /// The library id, or the cache reference (`hf-cache:org/repo@rev/file.gguf`, `ollama:name:tag`).
@@ -47,14 +49,28 @@ extension ModelLibrary {
 }
 
 extension ModelLibrary {
-    /// Every model: the managed ones, then those of the Hugging Face and Ollama caches.
+    /// Every model: the managed ones, the bootstrap's default model, then those of the Hugging
+    /// Face and Ollama caches.
     public func entries() throws -> [ModelLibrary.Entry] {
         try models().map { ModelLibrary.Entry(record: $0, url: url(of: $0)) } + discovered()
     }
 
-    /// The GGUF models of the Hugging Face hub cache and Ollama's store.
+    /// The read-only models found outside the library: the bootstrap's default model, the GGUF
+    /// models of the Hugging Face hub cache, and those of Ollama's store.
     public func discovered() -> [ModelLibrary.Entry] {
-        HuggingFaceCache(environment: environment).models() + OllamaStore(environment: environment).models()
+        [defaultEntry()].compactMap { $0 } + HuggingFaceCache(environment: environment).models()
+            + OllamaStore(environment: environment).models()
+    }
+
+    /// The model that scripts/bootstrap installed as the default, listed as `default`
+    /// (`$LLMKIT_MODEL` names a file for one process; it is not a model of the machine).
+    func defaultEntry() -> ModelLibrary.Entry? {
+        var environment = environment
+        environment["LLMKIT_MODEL"] = nil
+        guard let url = try? LocalModel.defaultModelURL(environment: environment),
+              LibraryFiles.kind(at: url) == .file else { return nil }
+        return ModelLibrary.Entry(id: "default", name: url.deletingPathExtension().lastPathComponent, url: url,
+                                  bytes: LibraryFiles.size(of: url), sha256: nil, source: .bootstrap)
     }
 }
 

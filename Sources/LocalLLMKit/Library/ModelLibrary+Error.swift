@@ -19,6 +19,8 @@ extension ModelLibrary {
         case insufficientDiskSpace(path: String, needed: Int64, available: Int64)
         /// No model in the library has this id or name.
         case modelNotFound(String)
+        /// A ``ModelCatalog`` id whose model is neither in the library nor installed by scripts/bootstrap.
+        case notDownloaded(catalogID: String)
         /// The model belongs to another program's cache (Hugging Face, Ollama) and is never changed.
         case readOnlyModel(String)
         /// The library's folder at `path` could not be read or written.
@@ -44,6 +46,8 @@ extension ModelLibrary.Error: LocalizedError {
             return "not enough disk space at \(path): \(needed) bytes needed, \(available) available"
         case .modelNotFound(let id):
             return "no model \(id) in the library"
+        case .notDownloaded(let id):
+            return "\(id) is in the catalog but not downloaded"
         case .readOnlyModel(let id):
             return "\(id) belongs to another program's model cache and is never changed or deleted"
         case .storageFailed(let path, let reason):

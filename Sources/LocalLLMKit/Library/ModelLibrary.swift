@@ -135,7 +135,7 @@ public actor ModelLibrary {
     @discardableResult
     public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelLibrary.Record) async -> Void)? = nil) async throws -> ModelLibrary.Record {
         guard let (record, folder) = try managedModel(idOrName) else {
-            if discovered().contains(where: { $0.id == idOrName || $0.name == idOrName }) {
+            if try entry(named: idOrName) != nil {       // another program's, or the bootstrap's
                 throw ModelLibrary.Error.readOnlyModel(idOrName)
             }
             throw ModelLibrary.Error.modelNotFound(idOrName)

@@ -64,18 +64,57 @@ extension ModelLibrary {
             }
             return exists(entry.url)
         }
+        if let catalogEntry = ModelCatalog.entry(value) {
+            return (try? installed(catalogEntry)).flatMap { $0 }.map { .available($0.url) }
+                ?? .unavailable(reason: "\(value) is not downloaded")
+        }
+        if value == "default" {
+            return defaultEntry().map { .available($0.url) } ?? .unavailable(reason: "scripts/bootstrap has not installed a default model")
+        }
         if value.hasPrefix("file:") {
             return exists(URL(filePath: String(value.dropFirst(5))))
         }
         return .unavailable(reason: "\(value) is not a model selection")
     }
 
-    /// The model a user named: a library id or name, a `library:` selection, or the id or
-    /// name of a model in the Hugging Face or Ollama cache.
+    /// The model a user named: a library id or name, a `library:` selection, `default` (the
+    /// bootstrap's model), the id or name of a model in the Hugging Face or Ollama cache, or the
+    /// id of a ``ModelCatalog`` entry that is installed.
     public func entry(named name: String) throws -> ModelLibrary.Entry? {
         let id = name.hasPrefix("library:") ? String(name.dropFirst(8)) : name
         if let record = try model(id) { return ModelLibrary.Entry(record: record, url: url(of: record)) }
-        return discovered().first { $0.id == name || $0.name == name }
+        if let found = discovered().first(where: { $0.id == name || $0.name == name }) { return found }
+        return try ModelCatalog.entry(name).flatMap(installed)
+    }
+
+    /// Where a catalog model is installed: the library model with its SHA-256, else the file
+    /// of that name and size that scripts/bootstrap put in its cache; nil when it is in neither.
+    public func installed(_ catalogEntry: ModelCatalog.Entry) throws -> ModelLibrary.Entry? {
+        if let record = try models().first(where: { $0.sha256 == catalogEntry.sha256 }) {
+            return ModelLibrary.Entry(record: record, url: url(of: record))
+        }
+        var environment = environment
+        environment["LLMKIT_MODEL"] = nil
+        let file = LocalModel.defaultModelCandidates(environment: environment)[0]
+            .deletingLastPathComponent().appending(path: catalogEntry.file)
+        guard LibraryFiles.kind(at: file) == .file, LibraryFiles.size(of: file) == catalogEntry.bytes else { return nil }
+        return ModelLibrary.Entry(id: catalogEntry.id, name: catalogEntry.displayName, url: file, bytes: catalogEntry.bytes,
+                                  sha256: catalogEntry.sha256, source: .bootstrap)
+    }
+
+    /// The file of a model a user named, as ``entry(named:)`` finds it, or of a selection string.
+    /// - Throws: ``ModelLibrary/Error/notDownloaded(catalogID:)`` for a catalog id that is not
+    ///   installed, ``ModelLibrary/Error/modelNotFound(_:)`` for any other name.
+    public func file(named name: String) throws -> URL {
+        if let url = try locate(name) { return url }
+        if ModelCatalog.entry(name) != nil { throw ModelLibrary.Error.notDownloaded(catalogID: name) }
+        throw ModelLibrary.Error.modelNotFound(name)
+    }
+
+    /// Every name that finds a model here: ids and names of every entry, and installed catalog ids.
+    public func knownNames() -> [String] {
+        let entries = (try? entries()) ?? discovered()
+        return entries.flatMap { [$0.id, $0.name] } + ModelCatalog.all.map(\.id)
     }
 
     /// The file of the model a user named: as ``entry(named:)``, or any selection string.

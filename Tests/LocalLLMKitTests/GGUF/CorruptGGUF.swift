@@ -43,7 +43,7 @@ struct CorruptGGUF: Sendable, CustomStringConvertible {
         let url = folder.appending(path: "\(name).gguf")
         switch base {
         case .realModel:
-            let model = try LocalModel.defaultModelURL()
+            let model = try ReferenceModel.url()
             let file = try GGUFFile(contentsOf: model)
             try GGUFHeaderPatch.sparseCopy(of: model, headerSize: Int(file.dataOffset), fileSize: file.fileSize,
                                            to: url, setting: patch)

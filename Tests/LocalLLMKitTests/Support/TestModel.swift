@@ -3,19 +3,19 @@ import Testing
 @testable import LocalLLMKit
 @testable import LocalLLMKitEngine
 
-/// The real default model (Gemma 3 270M) that scripts/bootstrap installs.
+/// The real reference model (Gemma 3 270M, see ``ReferenceModel``) that scripts/bootstrap installs.
 enum TestModel {
     /// The model file; tests fail (not skip) when it is missing: `make test` installs it.
     static func url() throws -> URL {
-        try LocalModel.defaultModelURL()
+        try ReferenceModel.url()
     }
 
-    /// Loads only the default model's vocabulary: enough for templates and tokenizing.
+    /// Loads only the reference model's vocabulary: enough for templates and tokenizing.
     static func vocabulary() async throws -> LocalModel {
         try await LocalModel.load(from: url(), configuration: .init(vocabularyOnly: true))
     }
 
-    /// Loads the default model with a small context, to keep tests quick.
+    /// Loads the reference model with a small context, to keep tests quick.
     static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
         try await LocalModel.load(from: url(), configuration: configuration)
     }
