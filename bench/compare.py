@@ -30,7 +30,7 @@ def default_model() -> str:
         return os.environ["LLMKIT_MODEL"]
     cache = os.environ.get("LLMKIT_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "llmkit")
-    return os.path.realpath(os.path.join(cache, "models", "default.gguf"))
+    return os.path.realpath(os.path.join(cache, "models", "gemma.gguf"))
 
 
 def run(command: list[str]) -> str:

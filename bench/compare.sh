@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make bench`: llmkit against llama.cpp's own tools on the default model, a 10-turn
+# `make bench`: llmkit against llama.cpp's own tools on the reference model (Gemma 3 270M), a 10-turn
 # conversation with and without KV-cache reuse, schema-constrained generation, and
 # model downloads against curl.
 # Extra arguments go to compare.py (see `bench/compare.py --help`).
@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 python3 bench/compare.py "$@"
 echo
 echo "10-turn conversation, KV-cache reuse against re-evaluating the whole history:"
-.build/release/llmkit bench --conversation 10
+model="${LLMKIT_MODEL:-${LLMKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmkit}/models/gemma.gguf}"
+.build/release/llmkit bench --conversation 10 --model "$model"
 echo
 echo "Generation constrained by a JSON Schema, next to unconstrained:"
 python3 bench/schema_compare.py

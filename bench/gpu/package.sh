@@ -31,7 +31,7 @@ tar -C "$(dirname "$src")" -cJf "$payload/llama-src.tar.xz" \
     --exclude='llama.cpp/examples' --exclude='llama.cpp/media' --exclude='llama.cpp/benches' \
     --exclude='llama.cpp/gguf-py' --exclude='llama.cpp/tools/ui' --exclude='llama.cpp/.git*' llama.cpp
 
-head -c 6525120 "$cache/models/default.gguf" | xz -T0 -6 > "$payload/gemma-header.xz"
+head -c 6525120 "$cache/models/gemma.gguf" | xz -T0 -6 > "$payload/gemma-header.xz"
 cp /work/shared/bench/synth_llama_gguf.py "$payload/" 2>/dev/null || cp "$root/../shared/bench/synth_llama_gguf.py" "$payload/"
 
 for library in libxml2.so.2 libicuuc.so.72 libicudata.so.72; do

@@ -21,7 +21,7 @@ extension LocalModel {
         return [cache.appending(path: "models/default.gguf")]
     }
 
-    /// The default model that `scripts/bootstrap` installed (Gemma 3 270M), or the
+    /// The default model that `scripts/bootstrap` installed (SmolLM2-135M-Instruct), or the
     /// file that `$LLMKIT_MODEL` names.
     /// - Throws: ``ModelLibrary/Error/noDefaultModel(searched:)`` when no such file exists.
     public static func defaultModelURL(

