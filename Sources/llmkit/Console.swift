@@ -13,6 +13,14 @@ enum Console {
         write(text, to: .standardError)
     }
 
+    /// Prints `value` as one line of compact JSON (snake-case keys), for streams of objects.
+    static func printJSONLine(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
+    }
+
     /// Prints a value as one JSON document on stdout, followed by a newline.
     /// - Parameter snakeCaseKeys: turn property names such as `promptTokens` into `prompt_tokens`
     ///   (leave it off when the value holds dictionaries whose keys must stay as they are).

@@ -19,7 +19,7 @@ enum GenerationFlags {
     static let aliases = ["-n": "--max-tokens", "-s": "--seed"]
 
     static let samplingHelp = """
-      -n, --max-tokens N       most tokens to generate (default: until the context is full)
+      -n, --max-tokens N       most tokens to generate (default: 1024; -1: until the context is full)
           --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8)
           --top-k K            top-k sampling; 0 = off (default: 40)
           --top-p P            top-p (nucleus) sampling; 1 = off (default: 0.95)
@@ -71,7 +71,7 @@ enum GenerationFlags {
         sampling.presencePenalty = try arguments.number("--presence-penalty")
         sampling.frequencyPenalty = try arguments.number("--frequency-penalty")
         if let seed = try arguments.integer("--seed", in: 0...Int(UInt32.max - 1)) { sampling.seed = UInt32(seed) }
-        let options = CompletionOptions(maximumResponseTokens: try arguments.integer("--max-tokens", in: 1...Int.max),
+        let options = CompletionOptions(maximumResponseTokens: try maximumTokens(arguments),
                                         stopSequences: arguments.allValues("--stop"), sampling: sampling,
                                         stopsAtBalancedJSON: arguments.has("--balanced-json"))
         let format: OutputFormat
@@ -101,6 +101,18 @@ enum GenerationFlags {
         return Request(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
     }
 
+    /// The CLI's answer length when `--max-tokens` is not given: finite, so that a model that
+    /// never ends its answer cannot run until the context is full.
+    static let defaultMaximumTokens = 1024
+
+    /// `--max-tokens`: a positive count, -1 for "until the context is full" (llama.cpp's spelling),
+    /// else ``defaultMaximumTokens``.
+    static func maximumTokens(_ arguments: ParsedArguments) throws -> Int? {
+        guard let value = try arguments.integer("--max-tokens", in: -1...Int.max) else { return defaultMaximumTokens }
+        if value == 0 { throw UsageError(message: "--max-tokens must be positive, or -1 for no limit") }
+        return value == -1 ? nil : value
+    }
+
     /// The text of a file an option names, or an error naming the option and the file.
     static func readFile(_ path: String, option: String) throws -> String {
         do {
@@ -119,7 +131,23 @@ enum GenerationFlags {
         let conversation = try Conversation(model: model, instructions: arguments.value("--system"),
                                             tools: try tools(arguments), configuration: configuration)
         warnAboutReplacedTemplate(conversation.template)
+        if configuration.chatTemplate == nil {
+            warnAboutMissingTemplate(conversation.template, model: model)
+        }
         return conversation
+    }
+
+    /// One line on stderr when the model has no chat template of its own: it is probably a base
+    /// model, which continues text rather than answering, so chat mode is rarely what was meant.
+    static func warnAboutMissingTemplate(_ template: ChatTemplate, model: LocalModel) {
+        guard template.embeddedTemplateError == nil else { return }
+        switch template.source {
+        case .builtin, .chatml:
+            Console.err("llmkit: note: \(TerminalText.escaped(model.url.lastPathComponent)) has no chat template of its own "
+                        + "(a base model?); using \(template.source); --raw continues text instead\n")
+        case .override, .embedded:
+            break
+        }
     }
 
     /// One line on stderr when the model's embedded template could not be used and another
@@ -155,41 +183,6 @@ enum GenerationFlags {
             return try String(contentsOf: URL(filePath: value), encoding: .utf8)
         } catch {
             throw ChatTemplate.Error.failed(reason: "cannot read \(value): \(error.localizedDescription)")
-        }
-    }
-}
-
-/// Prints a conversation turn: the answer on stdout, the thinking on stderr when asked.
-struct ChatPrinter {
-    let json: Bool
-    let showThinking: Bool
-
-    /// Streams the events and returns the response; the answer ends with a newline.
-    func stream(_ stream: Conversation.ResponseStream) async throws -> ModelResponse<String> {
-        try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
-            var printed = ""
-            for try await event in stream where !json {
-                switch event {
-                case .thinking(let delta):
-                    if showThinking { Console.err(TerminalText.escaped(delta, keepingLineBreaks: true)) }
-                case .text(let delta):
-                    Console.answer(delta)
-                    printed += delta
-                case .snapshot(let text, _):
-                    // A parse rewrote streamed text; print what is new when it still extends it.
-                    if text.hasPrefix(printed) {
-                        Console.answer(String(text.dropFirst(printed.count)))
-                        printed = text
-                    }
-                case .toolCallStarted(let call):
-                    Console.message("[\(call.id)] \(call.name)(\(call.arguments))")
-                case .toolCallFinished(let call):
-                    Console.message("[\(call.id)] \(call.isError ? "error" : "→") \((call.output ?? "").prefix(300))")
-                case .done(let response):
-                    if !json && !response.text.hasSuffix("\n") { Console.out("\n") }
-                }
-            }
-            return try await stream.result
         }
     }
 }

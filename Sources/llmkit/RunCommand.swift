@@ -5,7 +5,7 @@ import LocalLLMKit
 enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
-        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json] PROMPT",
+        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json | --stream-json] PROMPT",
         help: """
         Generate an answer to PROMPT and stream it to stdout.
 
@@ -13,16 +13,22 @@ enum RunCommand {
               --raw                feed PROMPT as plain text (no chat template); print only the generated text
         \(GenerationFlags.chatHelp)
         \(GenerationFlags.samplingHelp)
-              --json               print one JSON object at the end instead of streaming
+              --json               print one JSON object at the end instead of streaming; it always
+                                   has the same keys, null when empty
+              --stream-json        stream one compact JSON object per line: {"type": "text"|"thinking"|
+                                   "snapshot"|"tool_call"|"tool_result", …}, then the --json report
+                                   with "type": "done"
               --stats              print timing figures to stderr at the end
           -h, --help               show this help
 
         PROMPT may be '-' (or left out with piped input) to read it from stdin.
+        With --schema, --json-schema or --grammar, an answer cut off by --max-tokens exits 1
+        ("incomplete JSON: token limit reached"), never printing invalid JSON as a success.
         Without --raw the prompt goes through the chat template: --chat-template, else the
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
         valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--raw", "--json", "--stats"]),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats"]),
         repeatableOptions: ["--stop"],
         aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 },
         maximumPositionals: 1
@@ -32,33 +38,47 @@ enum RunCommand {
         let prompt = try readPrompt(arguments)
         let request = try GenerationFlags.request(arguments)
         let raw = arguments.has("--raw")
+        let json = arguments.has("--json"), streamsJSON = arguments.has("--stream-json")
+        if json && streamsJSON {
+            throw UsageError(message: "--json and --stream-json cannot be combined")
+        }
         if raw, let chatFlag = GenerationFlags.chatOnlyFlag(in: arguments) {
             throw UsageError(message: "\(chatFlag) needs chat mode; it cannot be combined with --raw")
         }
         let model = try await ModelOptions.load(arguments)
-        let report: RunReport
+        var report: RunReport
         if raw {
-            report = try await complete(prompt, model: model, request: request, json: arguments.has("--json"))
+            report = try await complete(prompt, model: model, request: request, json: json, streamsJSON: streamsJSON)
         } else {
             let conversation = try GenerationFlags.conversation(arguments, model: model)
             report = try await respond(prompt, in: conversation, request: request, arguments: arguments)
         }
-        if arguments.has("--json") {
+        if json {
             try Console.printJSON(report)
+        } else if streamsJSON {
+            report.type = "done"
+            try Console.printJSONLine(report)
         }
         if arguments.has("--stats") {
             Console.err(report.statisticsLine)
         }
-        return InterruptHandler.shared.wasInterrupted ? .interrupted : .success
+        if InterruptHandler.shared.wasInterrupted { return .interrupted }
+        if request.format != .text, report.stopReason == StopReason.maximumTokens.rawValue {
+            let kind: String
+            if case .grammar = request.format { kind = "output" } else { kind = "JSON" }
+            Console.message("llmkit run: incomplete \(kind): token limit reached (raise --max-tokens)")
+            return .failure
+        }
+        return .success
     }
 
     /// Plain-text completion: prints only the generated text.
     private static func complete(_ prompt: String, model: LocalModel, request: GenerationFlags.Request,
-                                 json: Bool) async throws -> RunReport {
+                                 json: Bool, streamsJSON: Bool) async throws -> RunReport {
         let stream = model.streamCompletion(prompt, format: request.format, options: request.options)
         let result = try await InterruptHandler.shared.whileRunning(cancel: { stream.cancel() }) {
             for try await chunk in stream where !json {
-                Console.answer(chunk)
+                if streamsJSON { try StreamedEvent(text: chunk).print() } else { Console.answer(chunk) }
             }
             return try await stream.result
         }
@@ -69,8 +89,8 @@ enum RunCommand {
     /// One chat turn: the answer on stdout (ending with a newline), thinking on stderr on request.
     private static func respond(_ prompt: String, in conversation: Conversation, request: GenerationFlags.Request,
                                 arguments: ParsedArguments) async throws -> RunReport {
-        let json = arguments.has("--json")
-        let response = try await ChatPrinter(json: json, showThinking: arguments.has("--show-thinking"))
+        let response = try await ChatPrinter(json: arguments.has("--json"), showThinking: arguments.has("--show-thinking"),
+                                             streamsJSON: arguments.has("--stream-json"))
             .stream(conversation.streamResponse(to: prompt, format: request.format, options: request.options,
                                                thinking: request.thinking, toolPolicy: request.toolPolicy))
         return RunReport(text: response.text, thinking: response.thinking, stopReason: response.stopReason,
@@ -88,8 +108,10 @@ enum RunCommand {
     }
 }
 
-/// The JSON object that `llmkit run --json` prints.
+/// The JSON object that `llmkit run --json` prints: always the same keys, null when empty.
 struct RunReport: Encodable {
+    /// `"done"` on the last line of `--stream-json`; absent from `--json`.
+    var type: String?
     let text: String
     let thinking: String?
     let stopReason: String
@@ -140,6 +162,33 @@ struct RunReport: Encodable {
         self.seed = seed
         self.model = model.url.path
         self.toolCalls = toolCalls.isEmpty ? nil : toolCalls
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, text, thinking, stopReason, stopSequence, promptTokens, cachedPromptTokens, generatedTokens
+        case thinkingTokens, promptTokensPerSecond, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs
+        case seed, model, toolCalls
+    }
+
+    /// Every key, with null for what is empty (the synthesized encoder would leave them out).
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(type, forKey: .type)
+        try container.encode(text, forKey: .text)
+        try container.encode(thinking.flatMap { $0.isEmpty ? nil : $0 }, forKey: .thinking)
+        try container.encode(stopReason, forKey: .stopReason)
+        try container.encode(stopSequence, forKey: .stopSequence)
+        try container.encode(promptTokens, forKey: .promptTokens)
+        try container.encode(cachedPromptTokens, forKey: .cachedPromptTokens)
+        try container.encode(generatedTokens, forKey: .generatedTokens)
+        try container.encode(thinkingTokens, forKey: .thinkingTokens)
+        try container.encode(promptTokensPerSecond, forKey: .promptTokensPerSecond)
+        try container.encode(generationTokensPerSecond, forKey: .generationTokensPerSecond)
+        try container.encode(timeToFirstTokenMs, forKey: .timeToFirstTokenMs)
+        try container.encode(loadTimeMs, forKey: .loadTimeMs)
+        try container.encode(seed, forKey: .seed)
+        try container.encode(model, forKey: .model)
+        try container.encode(toolCalls, forKey: .toolCalls)
     }
 
     /// The line `--stats` prints to stderr.

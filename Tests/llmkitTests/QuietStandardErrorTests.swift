@@ -32,9 +32,10 @@ struct QuietStandardErrorTests {
 
     @Test("Hardening #16: a normal run prints nothing on stderr")
     func silentByDefault() throws {
-        for arguments in [["run", "--max-tokens", "4", "--temperature", "0", "Hi"],
-                          ["run", "--raw", "--max-tokens", "4", "--temperature", "0", "Hi"]] {
-            let output = try CommandRunner.llmkit(arguments)
+        // Chat mode with the default chat model, raw mode with the reference base model.
+        for (arguments, model) in [(["run", "--max-tokens", "4", "--temperature", "0", "Hi"], ""),
+                                   (["run", "--raw", "--max-tokens", "4", "--temperature", "0", "Hi"], try ReferenceModel.url().path)] {
+            let output = try CommandRunner.llmkit(arguments, environment: ["LLMKIT_MODEL": model])
             #expect(output.status == 0, "\(arguments): \(output.stderr)")
             #expect(output.stderr.isEmpty, "\(arguments): \(output.stderr)")
         }
