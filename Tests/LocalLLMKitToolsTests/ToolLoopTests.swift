@@ -46,4 +46,22 @@ struct ToolLoopTests {
         #expect(result.name == "calculate")
         #expect(transcript.last?.role == .assistant || transcript.last?.role == .tool)
     }
+
+    @Test("a model that calls tools decides to call one itself, with arguments from the question, and answers with its result")
+    func modelDecides() async throws {
+        let model = try await LocalModel.load(from: ReferenceModel.toolCallingURL(), configuration: .init(contextLength: 2048))
+        let weather = DynamicTool(name: "get_weather", description: "Get the current weather in a city.",
+                                  parametersSchema: #"{"type":"object","properties":{"city":{"type":"string","description":"The city name"}},"required":["city"]}"#) { arguments in
+            arguments.contains("Paris") ? #"{"temperature_celsius": 17, "sky": "light rain"}"# : #"{"error": "unknown city"}"#
+        }
+        // Qwen2.5-Coder's own template, tool choice auto: nothing forces the call.
+        let conversation = try Conversation(model: model, tools: [weather])
+        let response = try await conversation.respond(to: "What is the weather like in Paris right now?",
+                                                      options: .init(maximumResponseTokens: 128, sampling: .greedy))
+        let call = try #require(response.toolInvocations.first, "no tool call: \(response.rawText)")
+        #expect(call.name == "get_weather" && call.isError == false)
+        #expect(call.arguments.contains("Paris"), "\(call.arguments)")
+        #expect(response.text.contains("17") || response.text.lowercased().contains("rain"), "\(response.text)")
+        #expect(response.stopReason == .endOfText)
+    }
 }

@@ -57,7 +57,14 @@ extension Conversation {
             try stream.finish(isComplete: result.stopReason == .endOfText)
         }.forEach(emit)
         probe?.record(duration: parseTime, chunks: chunks, parses: stream.parseCount)
-        let final = stream.reply
+        var final = stream.reply
+        if final.toolCalls.isEmpty, toolChoice != .none, format == nil,
+           let call = BareToolCall.parse(final.content, toolNames: Set(toolBox.tools.map(\.name))) {
+            // The whole answer was a call without its markup: it is a call, not text.
+            final.toolCalls = [call]
+            final.content = ""
+            emit(.snapshot(text: "", thinking: final.reasoningContent))
+        }
         let raw = stream.raw
         let phases = stream.phases
         var statistics = result.statistics

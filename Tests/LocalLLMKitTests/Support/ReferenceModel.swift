@@ -7,10 +7,21 @@ import LocalLLMKit
 enum ReferenceModel {
     /// The Gemma file in the bootstrap's cache; tests fail (not skip) when it is missing.
     static func url() throws -> URL {
+        try cached("gemma.gguf")
+    }
+
+    /// Qwen2.5-Coder-0.5B-Instruct, whose own template supports tool calls: the model of the
+    /// tests in which a model really decides to call a tool.
+    static func toolCallingURL() throws -> URL {
+        try cached("qwen2.5-coder-0.5b-instruct.gguf")
+    }
+
+    /// A model file of the bootstrap's cache.
+    private static func cached(_ name: String) throws -> URL {
         var environment = ProcessInfo.processInfo.environment
         environment["LLMKIT_MODEL"] = nil
         let cache = LocalModel.defaultModelCandidates(environment: environment)[0].deletingLastPathComponent()
-        let url = cache.appending(path: "gemma.gguf")
+        let url = cache.appending(path: name)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: url.path])
         }
