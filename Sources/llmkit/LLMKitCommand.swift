@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|info|bench|pull|list|show|rm|import> [options]   (llmkit help <command> for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|info|bench|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
 
     /// The commands in the overview's order, with the line it shows for each.
     static let overview: [(name: String, summary: String)] = [
@@ -18,6 +18,7 @@ enum LLMKitCommand {
         ("show", "show one model of the library, of a cache, or a file"),
         ("rm", "delete a model of the library"),
         ("import", "add a local GGUF file to the library"),
+        ("completion", "print a bash, zsh or fish completion script"),
     ]
 
     /// The overview that `llmkit --help` and `llmkit help` print.
@@ -44,7 +45,7 @@ enum LLMKitCommand {
     /// Every command's spec, by name.
     static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
-        ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec,
+        ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec,
     ].map { ($0.name, $0) })
 
     static func main() async {
@@ -95,6 +96,7 @@ enum LLMKitCommand {
             case ShowCommand.spec.name: return try await ShowCommand.run(parsed)
             case RemoveCommand.spec.name: return try await RemoveCommand.run(parsed)
             case ImportCommand.spec.name: return try await ImportCommand.run(parsed)
+            case CompletionCommand.spec.name: return try await CompletionCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }
         } catch let error as UsageError {
