@@ -8,13 +8,14 @@ struct CommandSpec {
     let usage: String
     /// The full help text.
     let help: String
-    /// Options that take a value (`--model PATH`), with their aliases.
+    /// Options that take a value (`--model PATH`), by their canonical names.
     var valueOptions: Set<String> = []
     /// Options that take no value (`--json`).
     var flagOptions: Set<String> = []
     /// Value options that may repeat (`--stop A --stop B`).
     var repeatableOptions: Set<String> = []
-    /// Short or alternative spellings, mapped to the canonical option name.
+    /// This command's own short or alternative spellings, mapped to the canonical option name;
+    /// they win over the shared ``FlagAliases/table``.
     var aliases: [String: String] = [:]
     /// The most positional arguments allowed.
     var maximumPositionals = 0
@@ -31,8 +32,10 @@ struct ParsedArguments {
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    /// Parses `arguments` against `spec`. `--name=value` and `--` are understood.
+    /// Parses `arguments` against `spec`. `--name=value` and `--` are understood; aliases
+    /// (the spec's own, then ``FlagAliases/table``) become the canonical option names.
     init(_ arguments: [String], spec: CommandSpec) throws {
+        let aliases = FlagAliases.aliases(for: spec)
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
@@ -52,7 +55,7 @@ struct ParsedArguments {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            name = spec.aliases[name] ?? name
+            name = aliases[name] ?? name
             if spec.flagOptions.contains(name) {
                 if inlineValue != nil { throw UsageError(message: "\(name) takes no value") }
                 flags.insert(name)
@@ -70,7 +73,9 @@ struct ParsedArguments {
                 }
                 values[name, default: []].append(value)
             } else {
-                throw UsageError(message: "unknown option \(name) for '\(spec.name)'")
+                let known = spec.valueOptions.union(spec.flagOptions).union(aliases.keys).union(["--help"])
+                let hint = Suggestion.nearest(to: name, in: known).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError(message: "unknown option \(name) for '\(spec.name)'\(hint)")
             }
         }
         if positionals.count > spec.maximumPositionals {

@@ -35,13 +35,18 @@ enum BenchCommand {
                                   exit 1 if they streamed different events
               --chat-template FILE  the thinking template for --parse (default: Qwen3.5-4B's, installed
                                   by scripts/bootstrap)
-              --verbose           show llama.cpp's log on stderr
+          -v, --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
+
+        Here -p, -n and -r keep llama-bench's meanings (not run's --prompt, --max-tokens, --stop);
+        --ctx-size, --n-gpu-layers and --n-predict (= --max-tokens) are accepted as in llama.cpp.
         """,
         valueOptions: ModelOptions.valueOptions.union(["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
                                                        "--schema", "--chat-template"]),
         flagOptions: ModelOptions.flagOptions.union(["--json", "--parse"]),
-        aliases: ModelOptions.aliases.merging(["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]) { $1 }
+        // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
+        // and -r (--stop).
+        aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {

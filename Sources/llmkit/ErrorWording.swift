@@ -2,7 +2,9 @@ import LocalLLMKit
 
 /// How the CLI words the library's errors: in terms of its own flags, not Swift properties.
 enum ErrorWording {
-    /// The flag that sets each library option.
+    /// The flag that sets each library option, by its canonical name (aliases such as `--temp`
+    /// or `-n` become these). Options without a flag (`batchSize`, `microBatchSize`,
+    /// `sampling.penaltyWindow`, `sampling.logitBias`) keep their Swift names.
     static let flags = [
         "maximumResponseTokens": "--max-tokens", "sampling.temperature": "--temperature", "sampling.topK": "--top-k",
         "sampling.topP": "--top-p", "sampling.minP": "--min-p", "sampling.repetitionPenalty": "--repeat-penalty",
@@ -10,6 +12,7 @@ enum ErrorWording {
         "sampling.seed": "--seed", "stopSequences": "--stop",
         "thinking.budget": "--thinking-budget", "toolPolicy.maximumRounds": "--max-tool-rounds",
         "contextLength": "--context", "threads": "--threads", "gpuLayers": "--gpu-layers",
+        "chatTemplate": "--chat-template", "repetitions": "--repetitions", "test": "--n-prompt/--n-gen",
     ]
 
     /// Whether `error` is one of the library's typed errors (as opposed to a usage or I/O error).

@@ -6,7 +6,7 @@ import LocalLLMKitTools
 enum GenerationFlags {
     static let samplingValueOptions: Set<String> = [
         "--max-tokens", "--temperature", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
-        "--presence-penalty", "--frequency-penalty", "--seed", "--stop", "--schema", "--grammar",
+        "--presence-penalty", "--frequency-penalty", "--seed", "--stop", "--schema", "--json-schema", "--grammar",
     ]
     /// Flags that only make sense with a chat template.
     static let chatValueOptions: Set<String> = [
@@ -16,11 +16,15 @@ enum GenerationFlags {
 
     static var valueOptions: Set<String> { samplingValueOptions.union(chatValueOptions) }
     static var flagOptions: Set<String> { chatFlagOptions.union(["--balanced-json"]) }
-    static let aliases = ["-n": "--max-tokens", "-s": "--seed"]
+    /// Spellings of these flags that only some commands have: none; the shared ones (`-n`,
+    /// `--temp`, `-r`, `-sys`, `-j`…) are in ``FlagAliases/table``.
+    static let aliases: [String: String] = [:]
 
+    /// The help text of the sampling flags, with their llama.cpp spellings.
     static let samplingHelp = """
-      -n, --max-tokens N       most tokens to generate (default: 1024; -1: until the context is full)
-          --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8)
+      -n, --max-tokens N       most tokens to generate (default: 1024; -1: until the context is full);
+                               also --n-predict
+          --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8); also --temp
           --top-k K            top-k sampling; 0 = off (default: 40)
           --top-p P            top-p (nucleus) sampling; 1 = off (default: 0.95)
           --min-p P            min-p sampling; 0 = off (default: 0.05)
@@ -28,15 +32,22 @@ enum GenerationFlags {
           --presence-penalty R presence penalty; 0 = off
           --frequency-penalty R frequency penalty; 0 = off
       -s, --seed S             random seed, for reproducible sampling
-          --stop TEXT          stop before TEXT (repeatable)
-          --schema FILE.json   answer with JSON that follows this JSON Schema (enforced by a grammar)
-          --grammar FILE.gbnf  answer with text that follows this GBNF grammar (root rule: root)
+      -r, --stop TEXT          stop before TEXT (repeatable); \\n \\t \\r \\\\ \\" \\uXXXX are decoded;
+                               also --reverse-prompt
+          --schema FILE.json   answer with JSON that follows this JSON Schema (enforced by a grammar);
+                               also -jf, --json-schema-file
+      -j, --json-schema TEXT   the same with the schema given inline
+          --grammar FILE.gbnf  answer with text that follows this GBNF grammar (root rule: root);
+                               also --grammar-file
           --balanced-json      stop at the end of the first complete JSON object or array
     """
 
+    /// The help text of the chat-only flags.
     static let chatHelp = """
-          --system TEXT        system message (instructions)
-          --chat-template FILE Jinja chat template (or a built-in name such as chatml) instead of the model's
+      -sys, --system TEXT      system message (instructions); also --system-prompt
+          --chat-template T    Jinja template file, installed template name (e.g. Qwen-Qwen3-0.6B) or
+                               llama.cpp built-in name (e.g. chatml) instead of the model's;
+                               `--chat-template list` prints the names; also --chat-template-file
           --thinking           let the model think first (templates with enable_thinking)
           --thinking-budget N  most thinking tokens before the end of thinking is forced; 0 = none
           --thinking-message T text inserted when the thinking budget runs out
@@ -72,15 +83,10 @@ enum GenerationFlags {
         sampling.frequencyPenalty = try arguments.number("--frequency-penalty")
         if let seed = try arguments.integer("--seed", in: 0...Int(UInt32.max - 1)) { sampling.seed = UInt32(seed) }
         let options = CompletionOptions(maximumResponseTokens: try maximumTokens(arguments),
-                                        stopSequences: arguments.allValues("--stop"), sampling: sampling,
+                                        stopSequences: try arguments.allValues("--stop").map { try EscapeSequences.decode($0, option: "--stop") },
+                                        sampling: sampling,
                                         stopsAtBalancedJSON: arguments.has("--balanced-json"))
-        let format: OutputFormat
-        switch (arguments.value("--schema"), arguments.value("--grammar")) {
-        case (_?, _?): throw UsageError(message: "--schema and --grammar cannot be combined")
-        case (let path?, nil): format = .jsonSchema(try readFile(path, option: "--schema"))
-        case (nil, let path?): format = .grammar(try readFile(path, option: "--grammar"))
-        case (nil, nil): format = .text
-        }
+        let format = try outputFormat(arguments)
         var toolPolicy = Conversation.ToolPolicy(maximumRounds: try arguments.integer("--max-tool-rounds", in: 0...100) ?? 4)
         switch arguments.value("--tool-choice") {
         case nil, "auto"?: toolPolicy.choice = .auto
@@ -111,6 +117,18 @@ enum GenerationFlags {
         guard let value = try arguments.integer("--max-tokens", in: -1...Int.max) else { return defaultMaximumTokens }
         if value == 0 { throw UsageError(message: "--max-tokens must be positive, or -1 for no limit") }
         return value == -1 ? nil : value
+    }
+
+    /// The output format of `--schema`, `--json-schema` or `--grammar` (at most one of them).
+    static func outputFormat(_ arguments: ParsedArguments) throws -> OutputFormat {
+        let given = ["--schema", "--json-schema", "--grammar"].filter { arguments.value($0) != nil }
+        guard given.count <= 1 else {
+            throw UsageError(message: "\(given.joined(separator: " and ")) cannot be combined")
+        }
+        if let path = arguments.value("--schema") { return .jsonSchema(try readFile(path, option: "--schema")) }
+        if let text = arguments.value("--json-schema") { return .jsonSchema(text) }
+        if let path = arguments.value("--grammar") { return .grammar(try readFile(path, option: "--grammar")) }
+        return .text
     }
 
     /// The text of a file an option names, or an error naming the option and the file.
@@ -174,15 +192,20 @@ enum GenerationFlags {
         }
     }
 
-    /// The template text of `--chat-template`: a file, or a built-in template name.
+    /// The template text of `--chat-template`: a file's text, or a built-in template's name
+    /// (see ``TemplateChoice``).
+    /// - Throws: ``UsageError`` for an unknown name, ``ChatTemplate/Error/failed(reason:)`` for
+    ///   a file that cannot be read.
     static func templateSource(_ value: String) throws -> String {
-        if !FileManager.default.fileExists(atPath: value), ChatTemplate.builtinNames().contains(value) {
-            return value
-        }
-        do {
-            return try String(contentsOf: URL(filePath: value), encoding: .utf8)
-        } catch {
-            throw ChatTemplate.Error.failed(reason: "cannot read \(value): \(error.localizedDescription)")
+        switch try TemplateChoice.resolve(value) {
+        case .builtin(let name):
+            return name
+        case .file(let path):
+            do {
+                return try String(contentsOf: URL(filePath: path), encoding: .utf8)
+            } catch {
+                throw ChatTemplate.Error.failed(reason: "cannot read \(path): \(error.localizedDescription)")
+            }
         }
     }
 }

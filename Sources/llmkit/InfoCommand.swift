@@ -17,7 +17,6 @@ enum InfoCommand {
         """,
         valueOptions: ["--model"],
         flagOptions: ["--json", "--all"],
-        aliases: ["-m": "--model"],
         maximumPositionals: 1
     )
 

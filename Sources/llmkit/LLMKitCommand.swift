@@ -4,44 +4,49 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|info|bench|pull|list|show|rm|import> [options]   (llmkit <command> --help for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|info|bench|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
 
+    /// The commands in the overview's order, with the line it shows for each.
+    static let overview: [(name: String, summary: String)] = [
+        ("run", "generate an answer to a prompt, streamed to stdout"),
+        ("chat", "a conversation: interactive, or one message per line from stdin"),
+        ("prompt", "print the prompt text a chat template renders for a list of messages"),
+        ("info", "show a GGUF file's metadata without loading its weights"),
+        ("bench", "measure prompt and generation throughput (llama-bench's method)"),
+        ("pull", "download a model into the library (resumable, verified)"),
+        ("list", "list the library's models and those of the Hugging Face and Ollama caches"),
+        ("show", "show one model of the library, of a cache, or a file"),
+        ("rm", "delete a model of the library"),
+        ("import", "add a local GGUF file to the library"),
+        ("completion", "print a bash, zsh or fish completion script"),
+    ]
+
+    /// The overview that `llmkit --help` and `llmkit help` print.
     static let help = """
     llmkit \(LLMKitVersion.current): run GGUF language models locally with LocalLLMKit.
 
     \(usage)
 
     commands:
-      run     generate an answer to a prompt, streamed to stdout
-      chat    a conversation: interactive, or one message per line from stdin
-      prompt  print the prompt text a chat template renders for a list of messages
-      info    show a GGUF file's metadata without loading its weights
-      bench   measure prompt and generation throughput (llama-bench's method)
-      pull    download a model into the library (resumable, verified)
-      list    list the library's models and those of the Hugging Face and Ollama caches
-      show    show one model of the library, of a cache, or a file
-      rm      delete a model of the library
-      import  add a local GGUF file to the library
+    \(overview.map { "  " + $0.name.padding(toLength: 11, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
+      help CMD   show a command's help (the same as llmkit CMD --help)
 
     options:
       -h, --help     show this help
-      --version      show the versions of llmkit and llama.cpp
+      --version      show the versions of llmkit and of the llama.cpp build it runs on
+
+    llama.cpp's flag spellings work where the flag exists: -p, -f, -n, --n-predict, --temp, -r,
+    --reverse-prompt, -sys, --system-prompt, -j, --json-schema, --grammar-file, --ctx-size,
+    --n-gpu-layers (bench keeps llama-bench's -p, -n and -r).
 
     exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted (Ctrl-C)
     """
 
-    static let commands: [String: CommandSpec] = [
-        RunCommand.spec.name: RunCommand.spec,
-        ChatCommand.spec.name: ChatCommand.spec,
-        PromptCommand.spec.name: PromptCommand.spec,
-        InfoCommand.spec.name: InfoCommand.spec,
-        BenchCommand.spec.name: BenchCommand.spec,
-        PullCommand.spec.name: PullCommand.spec,
-        ListCommand.spec.name: ListCommand.spec,
-        ShowCommand.spec.name: ShowCommand.spec,
-        RemoveCommand.spec.name: RemoveCommand.spec,
-        ImportCommand.spec.name: ImportCommand.spec,
-    ]
+    /// Every command's spec, by name.
+    static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
+        RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
+        ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec,
+    ].map { ($0.name, $0) })
 
     static func main() async {
         _ = InterruptHandler.shared
@@ -55,20 +60,18 @@ enum LLMKitCommand {
             return .usage
         }
         switch name {
-        case "-h", "--help", "help":
+        case "-h", "--help":
             Console.out(help + "\n")
             return .success
+        case "help":
+            return showHelp(Array(arguments.dropFirst()))
         case "--version", "version":
-            Console.out("llmkit \(LLMKitVersion.current) (llama.cpp \(LLMKitVersion.llamaCpp))\n")
+            Console.out(versionLine + "\n")
             return .success
         default:
             break
         }
-        guard let spec = commands[name] else {
-            Console.message("llmkit: unknown command '\(name)'")
-            Console.err(usage + "\n")
-            return .usage
-        }
+        guard let spec = commands[name] else { return unknownCommand(name) }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
             Console.out(spec.usage + "\n\n" + spec.help + "\n")
@@ -76,6 +79,13 @@ enum LLMKitCommand {
         }
         do {
             let parsed = try ParsedArguments(rest, spec: spec)
+            if let template = parsed.value("--chat-template") {
+                if template == TemplateChoice.listRequest {
+                    Console.out(TemplateChoice.listing())
+                    return .success
+                }
+                _ = try TemplateChoice.resolve(template)    // an unknown name fails before a model loads
+            }
             switch name {
             case RunCommand.spec.name: return try await RunCommand.run(parsed)
             case ChatCommand.spec.name: return try await ChatCommand.run(parsed)
@@ -86,6 +96,7 @@ enum LLMKitCommand {
             case ShowCommand.spec.name: return try await ShowCommand.run(parsed)
             case RemoveCommand.spec.name: return try await RemoveCommand.run(parsed)
             case ImportCommand.spec.name: return try await ImportCommand.run(parsed)
+            case CompletionCommand.spec.name: return try await CompletionCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }
         } catch let error as UsageError {
@@ -96,5 +107,36 @@ enum LLMKitCommand {
             Console.message("llmkit \(name): \(ErrorWording.describe(error))")
             return .failure
         }
+    }
+
+    /// `llmkit --version`: llmkit's version and the llama.cpp build it runs on.
+    static var versionLine: String {
+        "llmkit \(LLMKitVersion.current) (llama.cpp \(LLMKitVersion.llamaCpp), build \(LLMKitVersion.llamaCppBuildNumber), "
+            + "commit \(LLMKitVersion.llamaCppCommit))"
+    }
+
+    /// `llmkit help [COMMAND]`: the overview, or one command's help.
+    private static func showHelp(_ topics: [String]) -> ExitCode {
+        guard let topic = topics.first, topic != "help" else {
+            Console.out(help + "\n")
+            return .success
+        }
+        guard topics.count == 1 else {
+            Console.message("llmkit help: unexpected argument '\(topics[1])'")
+            Console.err("usage: llmkit help [COMMAND]\n")
+            return .usage
+        }
+        guard let spec = commands[topic] else { return unknownCommand(topic) }
+        Console.out(spec.usage + "\n\n" + spec.help + "\n")
+        return .success
+    }
+
+    /// A usage error for a command that does not exist, suggesting the nearest one.
+    private static func unknownCommand(_ name: String) -> ExitCode {
+        let known = Array(commands.keys) + ["help", "version", "--help", "--version"]
+        let hint = Suggestion.nearest(to: name, in: known).map { "; did you mean '\($0)'?" } ?? ""
+        Console.message("llmkit: unknown command '\(name)'\(hint)")
+        Console.err(usage + "\n")
+        return .usage
     }
 }

@@ -5,8 +5,9 @@ import LocalLLMKit
 enum ModelOptions {
     /// The value options it adds to a command.
     static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers"]
-    /// Their short spellings.
-    static let aliases = ["-m": "--model", "-t": "--threads", "-c": "--context", "-ngl": "--gpu-layers"]
+    /// Spellings that only some commands have: none; the short ones (`-m`, `-t`, `-c`, `-ngl`)
+    /// and llama.cpp's (`--ctx-size`, `--n-gpu-layers`) are in ``FlagAliases/table``.
+    static let aliases: [String: String] = [:]
     /// The flags it adds to a command.
     static let flagOptions: Set<String> = ["--verbose"]
     /// Their help text.
@@ -14,9 +15,10 @@ enum ModelOptions {
       -m, --model MODEL    a GGUF path, or a library id or name (`llmkit list`); default: $LLMKIT_MODEL,
                            else the model installed by scripts/bootstrap
       -t, --threads N      CPU threads (default: active cores)
-      -c, --context N      context length in tokens (default: training length, at most 4096)
-      -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only)
-          --verbose        show llama.cpp's log on stderr
+      -c, --context N      context length in tokens (default: training length, at most 4096); also --ctx-size
+      -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only);
+                           also --n-gpu-layers
+      -v, --verbose        show llama.cpp's log on stderr
     """
 
     /// The model file: `--model`, else `$LLMKIT_MODEL`, else the default model.

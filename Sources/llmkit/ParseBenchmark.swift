@@ -32,12 +32,13 @@ enum ParseBenchmark {
 
     /// The template used when none is given: Qwen 3.5's opens a thinking block in the prompt.
     static var defaultTemplate: String {
-        (ProcessInfo.processInfo.environment["LLMKIT_PREFIX"] ?? "/usr/local") + "/share/llmkit/templates/Qwen3.5-4B.jinja"
+        TemplateChoice.directory.appending(path: "Qwen3.5-4B.jinja").path
     }
 
     static func run(model: LocalModel, templatePath: String?, repetitions: Int, maximumTokens: Int, json: Bool) async throws -> ExitCode {
         let path = templatePath ?? defaultTemplate
-        let source = try GenerationFlags.readFile(path, option: "--chat-template")
+        let source = try templatePath.map(GenerationFlags.templateSource)
+            ?? GenerationFlags.readFile(defaultTemplate, option: "--chat-template")
         // Every answer has the full length: end-of-generation tokens are banned, and the thinking
         // block is closed halfway by the budget.
         let endTokens = (0..<Int32(model.vocabularySize)).filter(model.isEndOfGeneration)

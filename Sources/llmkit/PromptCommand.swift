@@ -11,19 +11,20 @@ enum PromptCommand {
 
           -m, --model PATH          GGUF model (default: $LLMKIT_MODEL, else the bootstrap's model);
                                     only its vocabulary is loaded
-              --chat-template FILE  Jinja template (or a built-in name such as chatml) instead of the model's
+              --chat-template T     Jinja template file, installed template name or llama.cpp built-in name
+                                    (such as chatml) instead of the model's; `list` prints the names;
+                                    also --chat-template-file
               --messages FILE.json  OpenAI-style messages: [{"role", "content"}, …], with "reasoning_content"
                                     and "tool_calls" where present ('-' reads stdin)
               --no-generation-prompt  leave out the marker that starts the assistant's answer
               --thinking            render with enable_thinking
               --template-source     print which template was used (embedded, override, builtin:NAME, chatml)
                                     to stderr
-              --verbose             show llama.cpp's log on stderr
+          -v, --verbose             show llama.cpp's log on stderr
           -h, --help                show this help
         """,
         valueOptions: ["--model", "--chat-template", "--messages"],
-        flagOptions: ["--no-generation-prompt", "--thinking", "--template-source", "--verbose"],
-        aliases: ["-m": "--model"]
+        flagOptions: ["--no-generation-prompt", "--thinking", "--template-source", "--verbose"]
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {

@@ -52,6 +52,9 @@ enum PullCommand {
                 throw ModelLibrary.Error.storageFailed(path: path, reason: "cannot read the listing: \(error.localizedDescription)")
             }
         }
+        if let sha256 = arguments.value("--sha256"), !(sha256.utf8.count == 64 && sha256.allSatisfy(\.isHexDigit)) {
+            throw UsageError(message: "--sha256 expects 64 hexadecimal digits, got '\(sha256)'")
+        }
         let request = try ModelLibrary.DownloadRequest(reference: reference, sha256: arguments.value("--sha256"), mirrors: mirrors,
                                                name: arguments.value("--name"), listing: listing)
         let library = ModelLibrary()

@@ -5,11 +5,13 @@ import LocalLLMKit
 enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
-        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json | --stream-json] PROMPT",
+        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json | --stream-json] PROMPT | -p PROMPT | -f FILE",
         help: """
         Generate an answer to PROMPT and stream it to stdout.
 
         \(ModelOptions.help)
+          -p, --prompt TEXT        the prompt, instead of the PROMPT argument
+          -f, --prompt-file FILE   read the prompt from FILE ('-' reads stdin); also --file
               --raw                feed PROMPT as plain text (no chat template); print only the generated text
         \(GenerationFlags.chatHelp)
         \(GenerationFlags.samplingHelp)
@@ -24,13 +26,14 @@ enum RunCommand {
         PROMPT may be '-' (or left out with piped input) to read it from stdin.
         With --schema, --json-schema or --grammar, an answer cut off by --max-tokens exits 1
         ("incomplete JSON: token limit reached"), never printing invalid JSON as a success.
+        llama.cpp's spellings work too: -p, -f, -n/--n-predict, --temp, -r/--reverse-prompt,
+        -sys/--system-prompt, -j/--json-schema, --grammar-file, --ctx-size, --n-gpu-layers.
         Without --raw the prompt goes through the chat template: --chat-template, else the
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
-        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions),
+        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(["--prompt", "--prompt-file"]),
         flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats"]),
         repeatableOptions: ["--stop"],
-        aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 },
         maximumPositionals: 1
     )
 
@@ -98,9 +101,19 @@ enum RunCommand {
                          model: conversation.model, toolCalls: response.toolInvocations.map(RunReport.ToolCall.init))
     }
 
+    /// The prompt: PROMPT, `--prompt`, `--prompt-file` (at most one of them), else stdin.
     private static func readPrompt(_ arguments: ParsedArguments) throws -> String {
+        let sources = [arguments.positionals.isEmpty ? nil : "PROMPT", arguments.value("--prompt").map { _ in "--prompt" },
+                       arguments.value("--prompt-file").map { _ in "--prompt-file" }].compactMap { $0 }
+        if sources.count > 1 {
+            throw UsageError(message: "give the prompt once: \(sources.joined(separator: " and ")) cannot be combined")
+        }
+        if let prompt = arguments.value("--prompt") { return prompt }
+        if let path = arguments.value("--prompt-file"), path != "-" {
+            return try GenerationFlags.readFile(path, option: "--prompt-file")
+        }
         if let prompt = arguments.positionals.first, prompt != "-" { return prompt }
-        if arguments.positionals.first == "-" || !Console.inputIsTerminal {
+        if arguments.positionals.first == "-" || arguments.value("--prompt-file") == "-" || !Console.inputIsTerminal {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             return String(decoding: data, as: UTF8.self)
         }

@@ -25,6 +25,13 @@ typedef char * llmkit_error;
 /// Releases a string returned by the bridge. Accepts NULL.
 void llmkit_string_free(char * string);
 
+/// The build number of the llama.cpp that llama-common was built from (`LLAMA_BUILD_NUMBER`).
+int llmkit_llama_build_number(void);
+
+/// The commit of the llama.cpp that llama-common was built from (`LLAMA_COMMIT`, a short
+/// hash); a static string, never freed.
+const char * llmkit_llama_commit(void);
+
 /// Sets the verbosity threshold of llama.cpp's `common` logger, which prints straight to
 /// stdout/stderr: -1 silences it, 3 shows errors, warnings and information.
 void llmkit_common_log_set_verbosity(int verbosity);

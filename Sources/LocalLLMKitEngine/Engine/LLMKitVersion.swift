@@ -1,4 +1,5 @@
 import CLlama
+import CLlamaEngineBridge
 
 /// Version information of LocalLLMKit and of the llama.cpp it runs on.
 public enum LLMKitVersion {
@@ -8,6 +9,18 @@ public enum LLMKitVersion {
     /// The version of the llama.cpp library loaded at run time, e.g. `0.5.0-dev`.
     public static var llamaCpp: String {
         llama_version().map { String(cString: $0) } ?? "unknown"
+    }
+
+    /// The build number of the llama.cpp this package was built against (`LLAMA_BUILD_NUMBER`
+    /// of llama.cpp's build info), e.g. `8523`.
+    public static var llamaCppBuildNumber: Int {
+        Int(llmkit_llama_build_number())
+    }
+
+    /// The commit of the llama.cpp this package was built against (`LLAMA_COMMIT`, a short
+    /// hash such as `a1b2c3d`), or `unknown`.
+    public static var llamaCppCommit: String {
+        llmkit_llama_commit().map { String(cString: $0) } ?? "unknown"
     }
 
     /// llama.cpp's summary of the CPU features it was built for and found.
