@@ -42,7 +42,7 @@ enum ModelOptions {
         do {
             return try await library.file(named: name)
         } catch ModelLibrary.Error.modelNotFound {
-            throw ModelNameError(name: name, nearest: NearestNames.nearest(to: name, among: await library.knownNames()))
+            throw ModelNameError(name: name, nearest: Suggestion.nearestNames(to: name, among: await library.knownNames()))
         }
     }
 

@@ -28,7 +28,7 @@ enum RemoveCommand {
         do {
             record = try await library.delete(target)
         } catch ModelLibrary.Error.modelNotFound {
-            throw ModelNameError(name: name, nearest: NearestNames.nearest(to: name, among: await library.knownNames()))
+            throw ModelNameError(name: name, nearest: Suggestion.nearestNames(to: name, among: await library.knownNames()))
         }
         Console.message("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed")
         return .success

@@ -11,6 +11,20 @@ enum Suggestion {
         return best?.0
     }
 
+    /// Up to `limit` names of `candidates` close to `name` (ignoring case): those that start with
+    /// it, then those within a third of its length (at least 2 edits), nearest first. For model
+    /// names, whose ids are long (`gemma-3-270m`), where one best guess is too little.
+    static func nearestNames(to name: String, among candidates: [String], limit: Int = 3) -> [String] {
+        let query = name.lowercased()
+        let allowed = max(2, query.count / 3)
+        let scored = Set(candidates).compactMap { candidate -> (String, Int)? in
+            let lowered = candidate.lowercased()
+            let score = !query.isEmpty && lowered.hasPrefix(query) ? 1 : distance(query, lowered)
+            return score <= allowed ? (candidate, score) : nil
+        }
+        return scored.sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }.prefix(limit).map(\.0)
+    }
+
     /// `candidates` ordered nearest first: names that contain `name` (ignoring case) first,
     /// then by the case-insensitive edit distance, then alphabetically.
     static func ranked(_ candidates: some Sequence<String>, by name: String) -> [String] {
