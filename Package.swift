@@ -74,9 +74,15 @@ let package = Package(
             name: "LocalLLMKitTools",
             dependencies: ["LocalLLMKit", "CHTMLText", "CCurlBridge"]
         ),
+        // libedit's line editing and history for `llmkit chat` on a terminal (the CLI only).
+        .systemLibrary(
+            name: "CEditLine",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"])]
+        ),
         .executableTarget(
             name: "llmkit",
-            dependencies: ["LocalLLMKit", "LocalLLMKitTools"]
+            dependencies: ["LocalLLMKit", "LocalLLMKitTools", "CEditLine"]
         ),
         .testTarget(
             name: "LocalLLMKitTests",

@@ -5,26 +5,36 @@ import LocalLLMKit
 enum ChatCommand {
     static let spec = CommandSpec(
         name: "chat",
-        usage: "usage: llmkit chat [--model PATH] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--seed S] [--threads N] [--context N] [--stats]",
+        usage: "usage: llmkit chat [--model PATH] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--seed S] [--threads N] [--context N] [--json] [--stats]",
         help: """
-        Talk with a model. On a terminal it is interactive; with piped input, every line is one
-        user message and stdout carries only the answers, each ending with a newline.
+        Talk with a model. On a terminal it is interactive: lines can be edited (arrow keys,
+        Emacs keys, libedit's ~/.editrc), Up and Down recall earlier lines, and the history is
+        kept in $LLMKIT_HOME/chat_history (else ${XDG_DATA_HOME:-~/.local/share}/llmkit/chat_history,
+        at most \(LineEditor.historyLimit) lines). Ctrl-C stops the answer being written and returns to the
+        prompt; Ctrl-C at the prompt, Ctrl-D or /quit leaves (exit code 0).
+
+        With piped input, every line is one user message and stdout carries only the answers,
+        each ending with a newline. Ctrl-C then ends the command (exit code 130).
+
+        A line that is exactly \"\"\" starts a multi-line message, on a terminal or from a pipe:
+        the lines up to the next \"\"\" line are sent as one message.
 
         \(ModelOptions.help)
         \(GenerationFlags.chatHelp)
         \(GenerationFlags.samplingHelp)
+              --json               one line of JSON per turn on stdout instead of the answer:
+                                   {"prompt", "stop_reason", "stop_sequence", "text", "thinking",
+                                   "tool_calls", "turn"}; every line has every key, null when a
+                                   value is absent, and tool_calls is a list of {"arguments",
+                                   "error", "id", "name", "output"} ([] when none)
               --stats              one JSON line per turn on stderr: {"turn", "prompt_tokens",
                                    "evaluated_tokens", "generated_tokens", "time_to_first_token_ms", …}
           -h, --help               show this help
 
-        Commands, on a line of their own:
-          /save PATH   save the conversation (transcript and KV cache) to PATH
-          /load PATH   continue a saved conversation
-          /reset       forget every turn (keeps the system message)
-          /quit        leave (so does end of input)
+        \(commandHelp)
         """,
         valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--stats"]),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--stats", "--json"]),
         repeatableOptions: ["--stop"],
         aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 }
     )
@@ -33,69 +43,73 @@ enum ChatCommand {
         let request = try GenerationFlags.request(arguments)
         let model = try await ModelOptions.load(arguments)
         let conversation = try GenerationFlags.conversation(arguments, model: model)
-        let interactive = Console.inputIsTerminal
-        let printer = ChatPrinter(json: false, showThinking: arguments.has("--show-thinking"))
-        if interactive {
+        let input = Console.inputIsTerminal ? ChatInput.terminal(historyFile: DataFolder.chatHistory()) : ChatInput.pipe()
+        // On a terminal, Ctrl-C stops one answer (see `answer`); from a pipe it ends the command.
+        let printer = ChatPrinter(json: arguments.has("--json"), showThinking: arguments.has("--show-thinking"),
+                                  cancelsOnInterrupt: !input.isTerminal)
+        if input.isTerminal {
             Console.message("llmkit chat with \(model.url.lastPathComponent) (template: \(conversation.template.source)). "
-                            + "/save PATH, /load PATH, /reset, /quit")
+                            + "/help for commands, \(ChatInput.blockDelimiter) for a multi-line message, Ctrl-D to leave")
         }
         var failed = false
-        while true {
-            if interactive { Console.err("> ") }
-            guard let line = readLine(strippingNewline: true) else { break }
-            let message = line.trimmingCharacters(in: .whitespaces)
-            if message.isEmpty { continue }
-            if message.hasPrefix("/") {
-                switch try await command(message, conversation: conversation) {
+        while let entry = await input.next() {
+            switch entry {
+            case .command(let line):
+                switch try await command(line, conversation: conversation) {
                 case .quit: return failed ? .failure : .success
                 case .failed: failed = true
                 case .done: break
                 }
-                continue
-            }
-            do {
-                let response = try await printer.stream(conversation.streamResponse(
-                    to: line, format: request.format, options: request.options, thinking: request.thinking,
-                    toolPolicy: request.toolPolicy))
-                if InterruptHandler.shared.wasInterrupted { return .interrupted }
-                if arguments.has("--stats") {
-                    Console.err(try statisticsLine(turn: await conversation.turnCount, response: response) + "\n")
+            case .message(let message):
+                do {
+                    guard let response = try await answer(message, conversation: conversation, request: request,
+                                                          printer: printer, interactive: input.isTerminal) else {
+                        if InterruptHandler.shared.wasInterrupted && !input.isTerminal { return .interrupted }
+                        continue
+                    }
+                    let turn = await conversation.turnCount
+                    if printer.json {
+                        Console.out(try ChatTurnReport(turn: turn, prompt: message, response: response).line())
+                    }
+                    if arguments.has("--stats") {
+                        Console.err(try statisticsLine(turn: turn, response: response) + "\n")
+                    }
+                } catch let error where ErrorWording.isLibraryError(error) {
+                    Console.message("llmkit chat: \(ErrorWording.describe(error))")
+                    failed = true
                 }
-            } catch let error where ErrorWording.isLibraryError(error) {
-                Console.message("llmkit chat: \(ErrorWording.describe(error))")
-                failed = true
             }
         }
         return failed ? .failure : .success
     }
 
-    enum CommandOutcome { case done, failed, quit }
-
-    private static func command(_ line: String, conversation: Conversation) async throws -> CommandOutcome {
-        let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-        let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-        do {
-            switch parts[0] {
-            case "/quit", "/exit":
-                return .quit
-            case "/reset":
-                await conversation.reset()
-                Console.err("conversation reset\n")
-            case "/save" where !argument.isEmpty:
-                try await conversation.save(to: URL(filePath: argument))
-                Console.err("saved to \(argument)\n")
-            case "/load" where !argument.isEmpty:
-                try await conversation.load(from: URL(filePath: argument))
-                Console.err("loaded \(argument) (\(await conversation.turnCount) turns)\n")
-            default:
-                Console.err("llmkit chat: unknown command '\(line)'; try /save PATH, /load PATH, /reset, /quit\n")
-                return .failed
-            }
-            return .done
-        } catch let error where ErrorWording.isLibraryError(error) {
-            Console.message("llmkit chat: \(ErrorWording.describe(error))")
-            return .failed
+    /// One turn: the answer printed as it comes, or nil when Ctrl-C stopped it.
+    ///
+    /// On a terminal, the turn runs in a task of its own that Ctrl-C cancels; generation stops
+    /// within one decode step, the conversation keeps its transcript as it was before the turn,
+    /// and the chat goes on. From a pipe, Ctrl-C cancels the stream and the command ends.
+    private static func answer(_ message: String, conversation: Conversation, request: GenerationFlags.Request,
+                               printer: ChatPrinter, interactive: Bool) async throws -> ModelResponse<String>? {
+        let stream = conversation.streamResponse(to: message, format: request.format, options: request.options,
+                                                 thinking: request.thinking, toolPolicy: request.toolPolicy)
+        guard interactive else {
+            let response = try await printer.stream(stream)
+            return InterruptHandler.shared.wasInterrupted ? nil : response
         }
+        let turn = Task { try await printer.stream(stream) }
+        let response: ModelResponse<String>
+        do {
+            response = try await InterruptHandler.shared.whileRunning(cancel: { turn.cancel() }) {
+                try await turn.value
+            }
+        } catch is CancellationError {
+            Console.err("[answer stopped]\n")
+            return nil
+        }
+        guard response.stopReason == .cancelled else { return response }
+        if !printer.json && !response.text.isEmpty && !response.text.hasSuffix("\n") { Console.out("\n") }
+        Console.err("[answer stopped]\n")
+        return nil
     }
 
     /// The `--stats` line for one turn.

@@ -4,7 +4,8 @@ import Synchronization
 
 /// Turns Ctrl-C (SIGINT) into a clean cancellation: while a generation runs, the
 /// first Ctrl-C cancels it and the command exits with 130; at any other time the
-/// process exits with 130 at once.
+/// process exits with 130 at once. `llmkit chat` on a terminal installs its own actions
+/// instead: Ctrl-C stops one answer, and at the prompt it leaves the chat.
 // `source` is set once in `init` and never touched again; everything else is synchronized.
 final class InterruptHandler: @unchecked Sendable {
     static let shared = InterruptHandler()
