@@ -64,6 +64,7 @@ enum ChatCommand {
                 do {
                     guard let response = try await answer(message, conversation: conversation, request: request,
                                                           printer: printer, interactive: input.isTerminal) else {
+                        if InterruptHandler.shared.wasTerminated { return .interrupted }
                         if InterruptHandler.shared.wasInterrupted && !input.isTerminal { return .interrupted }
                         continue
                     }

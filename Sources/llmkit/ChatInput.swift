@@ -105,7 +105,7 @@ final class ChatInput {
             let line = await InterruptHandler.shared.whileRunning(cancel: {
                 restore()
                 Console.err("\n")
-                _exit(ExitCode.success.rawValue)
+                _exit(InterruptHandler.shared.wasTerminated ? ExitCode.terminated.rawValue : ExitCode.success.rawValue)
             }) {
                 editor.readLine(prompt: continuing ? "... " : "> ")
             }

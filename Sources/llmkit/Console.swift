@@ -76,6 +76,8 @@ enum ExitCode: Int32 {
     case failure = 1
     case usage = 2
     case interrupted = 130
+    /// Stopped by SIGTERM (128 + 15), after cancelling cleanly.
+    case terminated = 143
 }
 
 extension Duration {

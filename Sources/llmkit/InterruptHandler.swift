@@ -12,14 +12,20 @@ final class InterruptHandler: @unchecked Sendable {
 
     private let action = Mutex<(@Sendable () -> Void)?>(nil)
     private let interrupted = Atomic<Bool>(false)
+    private let terminated = Atomic<Bool>(false)
     private let source: DispatchSourceSignal
+    private let terminationSource: DispatchSourceSignal
 
     private init() {
         signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler { InterruptHandler.shared.interrupt() }
         source.resume()
+        terminationSource = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        terminationSource.setEventHandler { InterruptHandler.shared.terminate() }
+        terminationSource.resume()
     }
 
     private func interrupt() {
@@ -31,8 +37,23 @@ final class InterruptHandler: @unchecked Sendable {
         }
     }
 
-    /// Whether Ctrl-C was pressed.
+    /// SIGTERM: the running work is cancelled as by Ctrl-C (a download keeps what it fetched,
+    /// nothing is left half-written), and the process then exits with 143 (128 + SIGTERM).
+    private func terminate() {
+        terminated.store(true, ordering: .releasing)
+        interrupted.store(true, ordering: .releasing)
+        if let cancel = action.withLock({ $0 }) {
+            cancel()
+        } else {
+            exit(ExitCode.terminated.rawValue)
+        }
+    }
+
+    /// Whether Ctrl-C was pressed or SIGTERM received.
     var wasInterrupted: Bool { interrupted.load(ordering: .acquiring) }
+
+    /// Whether SIGTERM was received: the command must stop, and exits with 143.
+    var wasTerminated: Bool { terminated.load(ordering: .acquiring) }
 
     /// Runs `body` with `cancel` as the Ctrl-C action.
     func whileRunning<T>(cancel: @escaping @Sendable () -> Void, _ body: () async throws -> T) async rethrows -> T {

@@ -39,7 +39,8 @@ enum LLMKitCommand {
     --reverse-prompt, -sys, --system-prompt, -j, --json-schema, --grammar-file, --ctx-size,
     --n-gpu-layers (bench keeps llama-bench's -p, -n and -r).
 
-    exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted (Ctrl-C)
+    exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted (Ctrl-C),
+    143 terminated (SIGTERM; the work in progress is cancelled cleanly first)
     """
 
     /// Every command's spec, by name.
@@ -51,7 +52,7 @@ enum LLMKitCommand {
     static func main() async {
         _ = InterruptHandler.shared
         let code = await run(Array(CommandLine.arguments.dropFirst()))
-        exit(code.rawValue)
+        exit(InterruptHandler.shared.wasTerminated ? ExitCode.terminated.rawValue : code.rawValue)
     }
 
     static func run(_ arguments: [String]) async -> ExitCode {

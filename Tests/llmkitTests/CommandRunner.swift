@@ -56,14 +56,14 @@ struct CommandRunner {
         try run(llmkit(), arguments, stdin: stdin, environment: environment)
     }
 
-    /// Starts `llmkit`, waits until it has written something to stdout, sends SIGINT.
-    static func interruptLLMKit(_ arguments: [String]) throws -> Output {
+    /// Starts `llmkit`, waits until it has written something to stdout, sends `signal` (SIGINT).
+    static func interruptLLMKit(_ arguments: [String], signal: Int32 = SIGINT) throws -> Output {
         let (process, reader) = try launch(llmkit(), arguments, stdin: "")
         let deadline = ContinuousClock.now + .seconds(120)
         while reader.stdoutByteCount == 0 && process.isRunning && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         return finish(process, reader, deadline: deadline)
     }
 

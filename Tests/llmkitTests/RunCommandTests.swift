@@ -85,4 +85,15 @@ struct RunCommandTests {
         #expect(output.status == 130)
         #expect(!output.stdout.isEmpty)
     }
+
+    @Test("SIGTERM cancels generation cleanly too, and exits with 143")
+    func terminate() throws {
+        for arguments in [["run", "--raw", "-n", "3000", "--temperature", "0", "Once upon a time"],
+                          ["run", "--stream-json", "-n", "3000", "--temperature", "0", "Tell a long story."]] {
+            let output = try CommandRunner.interruptLLMKit(arguments, signal: SIGTERM)
+            #expect(output.exitedNormally, "\(arguments): killed by a signal")
+            #expect(output.status == 143, "\(arguments): \(output.stderr)")
+            #expect(!output.stdout.isEmpty)
+        }
+    }
 }
