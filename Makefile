@@ -1,5 +1,9 @@
 # LocalLLMKit: every target first runs scripts/bootstrap (idempotent, cached).
 SWIFT         ?= swift
+# PREFIX=… is a shorter spelling of LLMKIT_PREFIX=… (make install PREFIX=/opt/llmkit).
+ifdef PREFIX
+LLMKIT_PREFIX := $(PREFIX)
+endif
 LLMKIT_PREFIX ?= /usr/local
 PROMPT        ?= What is the capital of France? Answer in one sentence.
 
@@ -9,7 +13,7 @@ export PKG_CONFIG_PATH := $(LLMKIT_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),
 export LD_LIBRARY_PATH := $(LLMKIT_PREFIX)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
 export PATH := $(LLMKIT_PREFIX)/bin:$(PATH)
 
-.PHONY: all bootstrap build demo test bench clean
+.PHONY: all bootstrap build demo test bench install uninstall clean
 
 all: build
 
@@ -38,6 +42,21 @@ test: bootstrap
 # llmkit bench side by side with llama-bench, and peak memory against llama-completion.
 bench: build
 	bench/compare.sh
+
+# llmkit into $(LLMKIT_PREFIX)/bin, beside the llama.cpp that the bootstrap installed there
+# (`make install PREFIX=…` works too). The Swift runtime is linked in statically, so the
+# binary runs without the toolchain. Copied to a temporary name first, then renamed.
+install: bootstrap
+	$(SWIFT) build -c release --static-swift-stdlib --product llmkit
+	install -d $(LLMKIT_PREFIX)/bin
+	install -m 755 .build/release/llmkit $(LLMKIT_PREFIX)/bin/.llmkit.new
+	mv -f $(LLMKIT_PREFIX)/bin/.llmkit.new $(LLMKIT_PREFIX)/bin/llmkit
+	@echo "installed $(LLMKIT_PREFIX)/bin/llmkit"
+
+# Removes llmkit and the llama.cpp files the bootstrap installed (listed in
+# share/llmkit/installed-files); keeps the cache and the model library (scripts/uninstall).
+uninstall:
+	scripts/uninstall
 
 clean:
 	$(SWIFT) package clean

@@ -6,7 +6,9 @@ import PackageDescription
 // this one by version.
 let package = Package(
     name: "LocalLLMKit",
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // Linux is what is tested (CPU and CUDA). macOS is meant to work (Metal) but is not verified;
+    // iOS is not supported: it would need llama.cpp as an XCFramework.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "LocalLLMKit", targets: ["LocalLLMKit"]),
         .library(name: "LocalLLMKitTools", targets: ["LocalLLMKitTools"]),
