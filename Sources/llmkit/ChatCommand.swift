@@ -70,7 +70,7 @@ enum ChatCommand {
                     }
                     let turn = await conversation.turnCount
                     if printer.json {
-                        Console.out(try ChatTurnReport(turn: turn, prompt: message, response: response).line())
+                        try Console.printJSONLine(ChatTurnReport(turn: turn, prompt: message, response: response))
                     }
                     if arguments.has("--stats") {
                         Console.err(try statisticsLine(turn: turn, response: response) + "\n")

@@ -98,7 +98,7 @@ enum RunCommand {
                                                thinking: request.thinking, toolPolicy: request.toolPolicy))
         return RunReport(text: response.text, thinking: response.thinking, stopReason: response.stopReason,
                          stopSequence: response.stopSequence, seed: response.seed, statistics: response.statistics,
-                         model: conversation.model, toolCalls: response.toolInvocations.map(RunReport.ToolCall.init))
+                         model: conversation.model, toolCalls: response.toolInvocations.map(ToolCallReport.init))
     }
 
     /// The prompt: PROMPT, `--prompt`, `--prompt-file` (at most one of them), else stdin.
@@ -139,27 +139,10 @@ struct RunReport: Encodable {
     let loadTimeMs: Double
     let seed: UInt32
     let model: String
-    let toolCalls: [ToolCall]?
-
-    /// One tool call in `--json` output.
-    struct ToolCall: Encodable {
-        let id: String
-        let name: String
-        let arguments: String
-        let output: String?
-        let error: String?
-
-        init(_ invocation: ToolInvocation) {
-            id = invocation.id
-            name = invocation.name
-            arguments = invocation.arguments
-            output = invocation.isError ? nil : invocation.output
-            error = invocation.isError ? invocation.output : nil
-        }
-    }
+    let toolCalls: [ToolCallReport]?
 
     init(text: String, thinking: String?, stopReason: StopReason, stopSequence: String?, seed: UInt32,
-         statistics: GenerationStatistics, model: LocalModel, toolCalls: [ToolCall]) {
+         statistics: GenerationStatistics, model: LocalModel, toolCalls: [ToolCallReport]) {
         self.text = text
         self.thinking = thinking
         self.stopReason = stopReason.rawValue

@@ -24,7 +24,8 @@ enum LibraryFixtures {
     static func library(in folder: URL, environment: [String: String] = [:],
                         freeSpace: @escaping @Sendable (URL) -> Int64? = ModelLibrary.volumeFreeSpace) -> ModelLibrary {
         let empty = folder.appending(path: "no-caches").path
-        let base = ["HOME": empty, "HF_HUB_CACHE": empty + "/hf", "OLLAMA_MODELS": empty + "/ollama"]
+        let base = ["HOME": empty, "HF_HUB_CACHE": empty + "/hf", "OLLAMA_MODELS": empty + "/ollama",
+                    "LLMKIT_CACHE": empty + "/cache"]     // no bootstrap default model either
         return ModelLibrary(root: folder.appending(path: "library"), environment: base.merging(environment) { $1 },
                             freeSpace: freeSpace, transport: URLSessionTransport())
     }
