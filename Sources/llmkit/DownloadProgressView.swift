@@ -1,8 +1,9 @@
 import Foundation
 import LocalLLMKit
 
-/// Shows a download's progress on stderr: a redrawn bar on a terminal, plain lines
-/// (one per tenth, or every five seconds when the size is unknown) otherwise.
+/// Shows a download's progress on stderr: a redrawn line on a terminal (a bar, the rate and
+/// the time left, see ``TransferProgressLine``), plain lines (one per tenth, or every five
+/// seconds when the size is unknown) otherwise.
 struct DownloadProgressView {
     private let isTerminal: Bool
     private var lastDraw = ContinuousClock.now - .seconds(10)
@@ -27,7 +28,9 @@ struct DownloadProgressView {
             guard now - lastDraw >= .milliseconds(100) || progress.bytes == progress.total else { return }
             lastDraw = now
             drewBar = true
-            Console.err("\r" + bar(progress) + "\u{1B}[K")
+            let line = TransferProgressLine.line(bytes: progress.bytes, total: progress.total,
+                                                 bytesPerSecond: progress.bytesPerSecond, width: TerminalWidth.columns() - 1)
+            Console.err("\r" + line + "\u{1B}[K")
             return
         }
         if let fraction = progress.fraction {
@@ -46,32 +49,11 @@ struct DownloadProgressView {
         if drewBar { Console.err("\n") }
     }
 
-    private func bar(_ progress: ModelLibrary.Download.Progress) -> String {
-        let width = 30
-        guard let fraction = progress.fraction else { return describe(progress) }
-        let filled = min(width, Int(fraction * Double(width)))
-        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] " + describe(progress)
-    }
-
     private func describe(_ progress: ModelLibrary.Download.Progress) -> String {
         var text = ByteCount.format(progress.bytes)
         if let total = progress.total, let fraction = progress.fraction {
             text += " of \(ByteCount.format(total)) (\(Int(fraction * 100))%)"
         }
         return text + ", \(ByteCount.format(Int64(progress.bytesPerSecond)))/s"
-    }
-}
-
-/// Byte counts for people.
-enum ByteCount {
-    /// `253113024` → `241.4 MiB`.
-    static func format(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes), unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
     }
 }

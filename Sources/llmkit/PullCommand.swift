@@ -11,13 +11,18 @@ enum PullCommand {
         (Ctrl-C, a broken connection) resumes where it stopped when pulled again, if the
         server still has the same version of the file. A second pull of the same URL waits
         for the first and reuses its model. Without --sha256 the file is checked against
-        the size the server announced.
+        the size the server announced. On a terminal the progress line shows the rate and
+        the time left (ETA, from the average rate so far).
+
+        A model already in the library (downloaded from the same URL or a mirror, or with
+        the same SHA-256) is not downloaded again: stderr says "already in the library as
+        ID" and stdout prints its id (or its JSON) as usual; with --name it is renamed.
 
           REF             a catalog id (\(ModelCatalog.all.map(\.id).joined(separator: ", "))), an https:// URL,
                           hf:org/repo/path/file.gguf, or org/repo:QUANT (e.g. LiquidAI/LFM2-2.6B-GGUF:Q4_K_M)
           --sha256 HEX    the file's expected SHA-256 (a mismatch deletes the file)
           --mirror URL    another URL of the same file, tried when the previous one fails (repeatable)
-          --name NAME     the display name in the library
+          --name NAME     the display name in the library (renames a model already there)
           --listing FILE  file names of the repository, one per line, to resolve org/repo:QUANT offline
           --json          print the registered model as JSON
           --clean         remove what failed or interrupted pulls and imports left (partial
@@ -61,11 +66,11 @@ enum PullCommand {
         Console.message("pulling \(request.urls[0].absoluteString) into \(library.root.path)")
         let download = library.download(request)
         var view = DownloadProgressView()
-        let record: ModelLibrary.Record
+        let addition: ModelLibrary.Addition
         do {
-            record = try await InterruptHandler.shared.whileRunning(cancel: { download.cancel() }) {
+            addition = try await InterruptHandler.shared.whileRunning(cancel: { download.cancel() }) {
                 for await progress in download.progress { view.show(progress) }
-                return try await download.value
+                return try await download.addition
             }
         } catch is CancellationError {
             view.finish()
@@ -80,10 +85,13 @@ enum PullCommand {
             throw error
         }
         view.finish()
+        let record = try await DuplicateModel.report(addition, name: arguments.value("--name"), in: library)
         if arguments.has("--json") {
             try Console.printJSON(ModelReport(record, in: library))
         } else {
-            Console.err("verified \(ByteCount.format(record.bytes)), sha256 \(record.sha256)\n")
+            if !addition.wasAlreadyInLibrary {
+                Console.err("verified \(ByteCount.format(record.bytes)), sha256 \(record.sha256)\n")
+            }
             Console.out(record.id + "\n")
         }
         return .success

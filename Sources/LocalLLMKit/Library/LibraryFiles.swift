@@ -76,6 +76,12 @@ enum LibraryFiles {
         }
     }
 
+    /// Renames `source` to `destination` (same volume), leaving `errno` set on failure.
+    /// - Returns: whether it was renamed.
+    static func attemptRename(_ source: URL, to destination: URL) -> Bool {
+        rename(source.path, destination.path) == 0
+    }
+
     /// Renames `source` to `destination` (same volume). A link is renamed as a link.
     static func move(_ source: URL, to destination: URL) throws {
         guard rename(source.path, destination.path) == 0 else {

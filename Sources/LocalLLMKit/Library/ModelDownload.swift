@@ -26,9 +26,22 @@ extension ModelLibrary {
         public let progress: AsyncStream<ModelLibrary.Download.Progress>
         let transfer: DownloadTransfer
 
-        /// The registered model, once the file is downloaded and verified.
+        /// The registered model, once the file is downloaded and verified (or the model found
+        /// already in the library).
         /// - Throws: the error that stopped the download.
         public var value: ModelLibrary.Record {
+            get async throws { try await transfer.task.value.record }
+        }
+
+        /// The registered model and whether it was already in the library, in which case
+        /// nothing was downloaded.
+        ///
+        /// ```swift
+        /// let addition = try await library.download(request).addition
+        /// print(addition.wasAlreadyInLibrary ? "already there" : "downloaded", addition.record.id)
+        /// ```
+        /// - Throws: the error that stopped the download.
+        public var addition: ModelLibrary.Addition {
             get async throws { try await transfer.task.value }
         }
 
@@ -48,12 +61,12 @@ final class DownloadTransfer: Sendable {
         var subscribers: [AsyncStream<ModelLibrary.Download.Progress>.Continuation] = []
         var last: ModelLibrary.Download.Progress?
         var finished = false
-        var task: Task<ModelLibrary.Record, any Error>?
+        var task: Task<ModelLibrary.Addition, any Error>?
     }
 
     /// The task that downloads, verifies and registers the model; set by ``start(_:)``
     /// before the transfer is shared.
-    var task: Task<ModelLibrary.Record, any Error> {
+    var task: Task<ModelLibrary.Addition, any Error> {
         state.withLock { $0.task }!
     }
 
@@ -77,7 +90,7 @@ final class DownloadTransfer: Sendable {
         subscribers.forEach { $0.yield(progress) }
     }
 
-    func start(_ task: Task<ModelLibrary.Record, any Error>) {
+    func start(_ task: Task<ModelLibrary.Addition, any Error>) {
         state.withLock { $0.task = task }
     }
 

@@ -16,6 +16,11 @@ extension ModelLibrary {
     /// connection, TLS, HTTP 404) move on to the next mirror at once. Concurrent requests of
     /// this process for the same model share one transfer.
     ///
+    /// A model already in the library (one with the request's SHA-256, or one downloaded from
+    /// any of its URLs) is returned at once, without asking any server: ``ModelLibrary/Download/addition``
+    /// says so. Its name stays: the request's `name` names a new model only, and
+    /// ``rename(_:to:)`` renames one that is there.
+    ///
     /// ```swift
     /// let download = library.download(.gemma3_270m)
     /// for await progress in download.progress { print(progress.bytes, progress.fraction ?? 0) }
@@ -49,9 +54,9 @@ extension ModelLibrary {
     }
 
     /// Tries the mirrors in turn; the error names every mirror's failure.
-    private func perform(_ request: ModelLibrary.DownloadRequest, transfer: DownloadTransfer) async throws -> ModelLibrary.Record {
-        if let sha256 = request.sha256, let existing = try models().first(where: { $0.sha256 == sha256 }) {
-            return existing
+    private func perform(_ request: ModelLibrary.DownloadRequest, transfer: DownloadTransfer) async throws -> ModelLibrary.Addition {
+        if let existing = try existingModel(for: request) {
+            return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
         }
         let folder = try createWorkFolder(".downloads")
         var failures: [(url: URL, error: any Swift.Error)] = []
@@ -83,9 +88,18 @@ extension ModelLibrary {
                                          reason: "every mirror failed: " + reasons.joined(separator: "; "))
     }
 
+    /// The managed model a request would download again: one with the request's SHA-256, or
+    /// one downloaded from any of its URLs.
+    func existingModel(for request: ModelLibrary.DownloadRequest) throws -> ModelLibrary.Record? {
+        let models = try models()
+        if let sha256 = request.sha256, let existing = models.first(where: { $0.sha256 == sha256 }) { return existing }
+        let urls = Set(request.urls.map(\.absoluteString))
+        return models.first { !urls.isDisjoint(with: $0.sourceURLs) }
+    }
+
     /// Downloads one URL under its lock, then verifies and registers the file.
     private func download(_ url: URL, request: ModelLibrary.DownloadRequest, in files: PartialDownloadFiles,
-                          transfer: DownloadTransfer) async throws -> ModelLibrary.Record {
+                          transfer: DownloadTransfer) async throws -> ModelLibrary.Addition {
         let waitStart = Date()
         let lock = try await FileLock.acquire(files.lock) {
             transfer.publish(ModelLibrary.Download.Progress(bytes: LibraryFiles.size(of: files.partial), total: request.bytes,
@@ -97,11 +111,13 @@ extension ModelLibrary {
         }
         // The download that held the lock may have registered this very model meanwhile.
         let models = try models()
-        if let sha256 = request.sha256, let existing = models.first(where: { $0.sha256 == sha256 }) { return existing }
+        if let sha256 = request.sha256, let existing = models.first(where: { $0.sha256 == sha256 }) {
+            return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
+        }
         if lock.waited, let existing = models.first(where: {
             $0.sourceURLs.contains(url.absoluteString) && $0.addedAt >= waitStart.addingTimeInterval(-1)
         }) {
-            return existing
+            return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
         }
         let validator = files.resumableValidator(totalBytes: request.bytes)
         let expected = request.bytes ?? validator?.totalBytes
@@ -112,9 +128,9 @@ extension ModelLibrary {
         } else {
             total = try await fetch(url, into: files, validator: validator, expectedBytes: request.bytes, transfer: transfer)
         }
-        let record = try await verifyAndInstall(files.partial, from: url, request: request, totalBytes: total)
+        let addition = try await verifyAndInstall(files.partial, from: url, request: request, totalBytes: total)
         files.removeAll()
-        return record
+        return addition
     }
 
     /// Fetches one mirror into its partial file, resuming after passing failures.
@@ -182,7 +198,7 @@ extension ModelLibrary {
 
     /// Moves the downloaded file into a staging folder (so that nothing else can change it
     /// any more), checks it there and registers it; a file that fails is deleted.
-    private func verifyAndInstall(_ partial: URL, from url: URL, request: ModelLibrary.DownloadRequest, totalBytes: Int64?) async throws -> ModelLibrary.Record {
+    private func verifyAndInstall(_ partial: URL, from url: URL, request: ModelLibrary.DownloadRequest, totalBytes: Int64?) async throws -> ModelLibrary.Addition {
         let expectedSize = request.bytes ?? totalBytes
         guard request.sha256 != nil || expectedSize != nil else {
             try? LibraryFiles.removeTree(at: partial)

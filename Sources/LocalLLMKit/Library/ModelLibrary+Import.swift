@@ -10,7 +10,8 @@ extension ModelLibrary {
     /// is validated first; the file is then copied (or moved) into a staging folder, its
     /// SHA-256 computed in chunks off the caller's actor and its header read again from the
     /// library's own copy, which alone is registered. Importing the same file twice gives one
-    /// entry.
+    /// entry: the second import returns the record already there, unchanged (its name too);
+    /// ``add(importing:moving:name:progress:)`` says so, and ``rename(_:to:)`` renames it.
     ///
     /// A symbolic link (the Hugging Face cache, the bootstrap's `default.gguf`) is followed:
     /// the file it points to is copied, so the library never holds a link. With `moving`, a
@@ -24,6 +25,24 @@ extension ModelLibrary {
     ///   ``ModelLibrary/Error/invalidName(reason:)``, ``ModelLibrary/Error/insufficientDiskSpace(path:needed:available:)``
     ///   or ``ModelLibrary/Error/storageFailed(path:reason:)``.
     public func importModel(at url: URL, moving: Bool = false, name: String? = nil) async throws -> ModelLibrary.Record {
+        try await add(importing: url, moving: moving, name: name).record
+    }
+
+    /// Imports a local GGUF file like ``importModel(at:moving:name:)``, reporting progress
+    /// and whether the model was already in the library (the same SHA-256).
+    ///
+    /// ```swift
+    /// let addition = try await library.add(importing: file) { print($0.phase, $0.fraction) }
+    /// if addition.wasAlreadyInLibrary { print("already there as \(addition.record.id)") }
+    /// ```
+    /// - Parameters:
+    ///   - name: a display name for a new model; a model already in the library keeps its own.
+    ///   - progress: called, off the caller's actor, after each 4 MiB copied (or hashed, for a
+    ///     file moved into the library).
+    /// - Returns: the record, and whether it was already there.
+    /// - Throws: what ``importModel(at:moving:name:)`` throws.
+    public func add(importing url: URL, moving: Bool = false, name: String? = nil,
+                    progress: (@Sendable (ModelLibrary.ImportProgress) -> Void)? = nil) async throws -> ModelLibrary.Addition {
         let displayName = try name.map(ModelLibrary.Record.validatedName)
         let source = try importSource(url, moving: moving)
         _ = try GGUFFile(contentsOf: source)                    // fail fast, before copying gigabytes
@@ -34,13 +53,15 @@ extension ModelLibrary {
         var renamed = false
         do {
             let sha256: String
-            if moving && rename(source.path, target.path) == 0 {
+            if moving && LibraryFiles.attemptRename(source, to: target) {
                 renamed = true
-                sha256 = try await Self.sha256(of: target)
+                let total = LibraryFiles.size(of: target)
+                sha256 = try await Self.sha256(of: target, progress: Self.reporter(progress, phase: .hashing, total: total))
             } else {
                 if moving && errno != EXDEV { throw LibraryFiles.failure(source, "cannot move it into the library") }
-                try ensureSpace(for: LibraryFiles.size(of: source))
-                sha256 = try await Self.copyHashing(source, to: target)
+                let total = LibraryFiles.size(of: source)
+                try ensureSpace(for: total)
+                sha256 = try await Self.copyHashing(source, to: target, progress: Self.reporter(progress, phase: .copying, total: total))
             }
             let file: GGUFFile
             do {
@@ -53,10 +74,17 @@ extension ModelLibrary {
             if moving && !renamed { unlink(source.path) }       // moved across volumes: the library has its copy now
             return installed
         } catch {
-            if renamed && LibraryFiles.kind(at: source) == .missing { rename(target.path, source.path) }   // give the file back
+            if renamed && LibraryFiles.kind(at: source) == .missing { _ = LibraryFiles.attemptRename(target, to: source) }   // give the file back
             discard(staging)
             throw error
         }
+    }
+
+    /// A byte counter's callback that reports `phase` of an import to `progress`, if any.
+    private static func reporter(_ progress: (@Sendable (ModelLibrary.ImportProgress) -> Void)?, phase: ModelLibrary.ImportProgress.Phase,
+                                 total: Int64) -> (@Sendable (Int64) -> Void)? {
+        guard let progress else { return nil }
+        return { bytes in progress(ModelLibrary.ImportProgress(phase: phase, bytes: bytes, total: total)) }
     }
 
     /// The regular file an import reads: `url` itself, or the file its symbolic link points to.
@@ -91,8 +119,10 @@ extension ModelLibrary {
     }
 
     /// The SHA-256 of a file, computed on a background task that stops when the caller is cancelled.
-    static func sha256(of url: URL) async throws -> String {
-        let task = Task.detached(priority: .utility) { try SHA256Digest.file(at: url) }
+    /// - Parameters:
+    ///   - progress: called after each chunk with the bytes hashed so far.
+    static func sha256(of url: URL, progress: (@Sendable (Int64) -> Void)? = nil) async throws -> String {
+        let task = Task.detached(priority: .utility) { try SHA256Digest.file(at: url, progress: progress) }
         return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 

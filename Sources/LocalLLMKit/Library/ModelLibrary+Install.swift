@@ -41,8 +41,9 @@ extension ModelLibrary {
     /// Registers the model assembled in `staging` (its file already in place, flushed to
     /// disk): writes `metadata.json`, then, under the library's lock, renames the folder to
     /// the model's id. A model with the same SHA-256 that is already there wins: it is
-    /// returned and the staging folder deleted. On an error the caller discards `staging`.
-    func commit(_ staging: Staging, record: ModelLibrary.Record) async throws -> ModelLibrary.Record {
+    /// returned (``ModelLibrary/Addition/wasAlreadyInLibrary`` set) and the staging folder
+    /// deleted. On an error the caller discards `staging`.
+    func commit(_ staging: Staging, record: ModelLibrary.Record) async throws -> ModelLibrary.Addition {
         try Task.checkCancellation()
         removeAbandonedWork()
         try LibraryFiles.writeAtomically(ModelLibrary.Record.encoder.encode(record), to: staging.file("metadata.json"))
@@ -50,7 +51,7 @@ extension ModelLibrary {
         defer { lock.release() }
         if let existing = try models().first(where: { $0.sha256 == record.sha256 }) {
             discard(staging)
-            return existing
+            return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
         }
         let destination = root.appending(path: record.id)
         guard record.isValid(inFolderNamed: record.id), LibraryFiles.kind(at: destination) == .missing else {
@@ -59,13 +60,16 @@ extension ModelLibrary {
         }
         try LibraryFiles.move(staging.folder, to: destination)
         staging.lock.release()
-        return record
+        return ModelLibrary.Addition(record: record, wasAlreadyInLibrary: false)
     }
 
     /// Copies `source` to `target` (a new file) while computing its SHA-256, in one pass off
     /// the caller's actor, and flushes it to disk; stops when the caller is cancelled.
+    /// - Parameters:
+    ///   - progress: called after each chunk with the bytes copied so far.
     /// - Throws: ``ModelLibrary/Error/storageFailed(path:reason:)`` when writing fails (a full disk).
-    static func copyHashing(_ source: URL, to target: URL) async throws -> String {
+    static func copyHashing(_ source: URL, to target: URL,
+                            progress: (@Sendable (Int64) -> Void)? = nil) async throws -> String {
         let task = Task.detached(priority: .utility) { () throws -> String in
             let input = try FileHandle(forReadingFrom: source)
             defer { try? input.close() }
@@ -73,11 +77,14 @@ extension ModelLibrary {
             guard descriptor >= 0 else { throw LibraryFiles.failure(target, "cannot create it") }
             let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             var digest = SHA256Digest()
+            var done: Int64 = 0
             do {
                 while let chunk = try input.read(upToCount: 4 << 20), !chunk.isEmpty {
                     try Task.checkCancellation()
                     digest.update(chunk)
                     try output.write(contentsOf: chunk)
+                    done += Int64(chunk.count)
+                    progress?(done)
                 }
                 try output.synchronize()
             } catch let error as CancellationError {

@@ -54,14 +54,19 @@ package struct SHA256Digest: ~Copyable {
     #endif
 
     /// The SHA-256 of a whole file, read in 4 MiB chunks.
+    /// - Parameters:
+    ///   - progress: called after each chunk with the bytes hashed so far.
     /// - Throws: the error that stopped reading; `CancellationError` when the task is cancelled.
-    public static func file(at url: URL) throws -> String {
+    public static func file(at url: URL, progress: ((Int64) -> Void)? = nil) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var digest = SHA256Digest()
+        var done: Int64 = 0
         while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
             try Task.checkCancellation()
             digest.update(chunk)
+            done += Int64(chunk.count)
+            progress?(done)
         }
         return digest.finalize()
     }
