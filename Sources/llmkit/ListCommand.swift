@@ -5,19 +5,25 @@ import LocalLLMKit
 enum ListCommand {
     static let spec = CommandSpec(
         name: "list",
-        usage: "usage: llmkit list [--json]",
+        usage: "usage: llmkit list [--catalog] [--json]",
         help: """
         List the models of the library, then those found in the Hugging Face hub cache
         ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) and Ollama's store
         ($OLLAMA_MODELS, ~/.ollama/models), which are read-only. Any id works with --model.
 
-          --json      print an array of objects (id, name, path, bytes, sha256, source, read_only, selection)
+          --catalog   instead: the models LocalLLMKit knows (its catalog), whether each is installed,
+                      how to get it, and the one recommended for this machine's available memory
+                      (the largest chat model that fits, marked *)
+          --json      print an array of objects (id, name, path, bytes, sha256, source, read_only, selection;
+                      with --catalog: id, name, bytes, sha256, license, origin, recommended_memory_bytes,
+                      follows_instructions, installed_path, downloadable, recommended)
           -h, --help  show this help
         """,
-        flagOptions: ["--json"]
+        flagOptions: ["--json", "--catalog"]
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        if arguments.has("--catalog") { return try await CatalogListing.run(json: arguments.has("--json")) }
         let entries = try await ModelLibrary().entries()
         if arguments.has("--json") {
             try Console.printJSON(entries.map(ModelReport.init))

@@ -18,7 +18,7 @@ enum PullCommand {
         the same SHA-256) is not downloaded again: stderr says "already in the library as
         ID" and stdout prints its id (or its JSON) as usual; with --name it is renamed.
 
-          REF             a catalog id (\(ModelCatalog.all.map(\.id).joined(separator: ", "))), an https:// URL,
+          REF             a catalog id (\(ModelCatalog.all.filter { !$0.urls.isEmpty }.map(\.id).joined(separator: ", "))), an https:// URL,
                           hf:org/repo/path/file.gguf, or org/repo:QUANT (e.g. LiquidAI/LFM2-2.6B-GGUF:Q4_K_M)
           --sha256 HEX    the file's expected SHA-256 (a mismatch deletes the file)
           --mirror URL    another URL of the same file, tried when the previous one fails (repeatable)

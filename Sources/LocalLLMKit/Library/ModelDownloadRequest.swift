@@ -67,6 +67,9 @@ extension ModelLibrary {
         public init(reference: String, sha256: String? = nil, mirrors: [URL] = [], name: String? = nil,
                     listing: [String]? = nil) throws {
             if let entry = ModelCatalog.entry(reference) {
+                guard !entry.urls.isEmpty || !mirrors.isEmpty else {
+                    throw ModelLibrary.Error.invalidReference(reference, reason: "it has no download URL: it comes from \(entry.origin)")
+                }
                 if let sha256, sha256.lowercased() != entry.sha256 {
                     throw ModelLibrary.Error.invalidReference(sha256, reason: "\(reference) has SHA-256 \(entry.sha256) in the catalog")
                 }

@@ -51,11 +51,15 @@ struct ModelReferenceTests {
         }
     }
 
-    @Test("recommended(forMemory:) picks the largest model that fits")
+    @Test("recommended(forMemory:) picks the largest chat model that fits; never the base model")
     func recommendation() {
-        #expect(ModelCatalog.recommended(forMemory: 256 << 20) == nil)
-        #expect(ModelCatalog.recommended(forMemory: 1 << 30) == ModelCatalog.gemma3_270m)
+        #expect(ModelCatalog.recommended(forMemory: 128 << 20) == nil)
+        #expect(ModelCatalog.recommended(forMemory: 256 << 20) == ModelCatalog.smolLM2_135mInstruct)
+        #expect(ModelCatalog.recommended(forMemory: 768 << 20) == ModelCatalog.smolLM2_135mInstruct)
+        #expect(ModelCatalog.recommended(forMemory: 1 << 30) == ModelCatalog.qwen2_5Coder_0_5bInstruct)
         #expect(ModelCatalog.recommended(forMemory: 16 << 30) == ModelCatalog.lfm2_2_6b)
+        let machine = ModelCatalog.recommendedForThisMachine()
+        #expect(machine.memoryBytes > 0 && machine.entry == ModelCatalog.recommended(forMemory: machine.memoryBytes))
         #expect(ModelCatalog.gemma3_270m.sha256 == LibraryFixtures.gemmaSHA256)
         #expect(ModelCatalog.lfm2_2_6b.sha256 == "384bc877b6c37064982f96885bef69e4475919f5969218ed4e3b9399ae0340df")
     }
