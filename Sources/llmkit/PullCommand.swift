@@ -18,6 +18,12 @@ enum PullCommand {
         the same SHA-256) is not downloaded again: stderr says "already in the library as
         ID" and stdout prints its id (or its JSON) as usual; with --name it is renamed.
 
+        A URL naming the first part of a split model (NAME-00001-of-0000N.gguf, as llama.cpp's
+        gguf-split writes them) downloads every part, from URLs named the same way, into the
+        model's one folder; --model ID then loads them all. --sha256 cannot be given for a split
+        model (one digest cannot verify several files): each part is checked against its size
+        and its split metadata.
+
           REF             a catalog id (\(ModelCatalog.all.filter { !$0.urls.isEmpty }.map(\.id).joined(separator: ", "))), an https:// URL,
                           hf:org/repo/path/file.gguf, or org/repo:QUANT (e.g. LiquidAI/LFM2-2.6B-GGUF:Q4_K_M)
           --sha256 HEX    the file's expected SHA-256 (a mismatch deletes the file)
@@ -60,8 +66,14 @@ enum PullCommand {
         if let sha256 = arguments.value("--sha256"), !(sha256.utf8.count == 64 && sha256.allSatisfy(\.isHexDigit)) {
             throw UsageError(message: "--sha256 expects 64 hexadecimal digits, got '\(sha256)'")
         }
-        let request = try ModelLibrary.DownloadRequest(reference: reference, sha256: arguments.value("--sha256"), mirrors: mirrors,
-                                               name: arguments.value("--name"), listing: listing)
+        let request: ModelLibrary.DownloadRequest
+        do {
+            request = try ModelLibrary.DownloadRequest(reference: reference, sha256: arguments.value("--sha256"), mirrors: mirrors,
+                                                       name: arguments.value("--name"), listing: listing)
+        } catch ModelLibrary.Error.checksumForSplitModel {
+            throw UsageError(message: "--sha256 cannot be used with a split model (NAME-00001-of-0000N.gguf): it has one file per part, "
+                             + "so one SHA-256 cannot verify it; each part is checked against its size and split metadata instead")
+        }
         let library = ModelLibrary()
         Console.message("pulling \(request.urls[0].absoluteString) into \(library.root.path)")
         let download = library.download(request)

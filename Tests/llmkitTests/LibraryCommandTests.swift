@@ -72,6 +72,38 @@ struct LibraryCommandTests {
         #expect(again.status == 1 && again.stderr.contains("no model \(id) in the library"))
     }
 
+    @Test("pull of a split Gemma's part 1 brings both parts; run --model ID writes what the whole file writes; a missing part is named")
+    func pullSplitModel() throws {
+        let served = scratch.url.appending(path: "served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        let parts = try GGUFSplitter.split(ReferenceModel.url(), into: 2, prefix: "gemma", in: served)
+        let server = try DownloadServer(serving: served)
+        let url = server.url("/files/gemma-00001-of-00002.gguf").absoluteString
+
+        let refused = try llmkit(["pull", url, "--sha256", Self.gemmaSHA256])
+        #expect(refused.status == 2 && refused.stderr.contains("--sha256 cannot be used with a split model"), "\(refused.stderr)")
+
+        let pull = try llmkit(["pull", url, "--json"])
+        #expect(pull.status == 0, "\(pull.stderr)")
+        let record = try #require(JSONSerialization.jsonObject(with: Data(pull.stdout.utf8)) as? [String: Any])
+        let id = try #require(record["id"] as? String)
+        let total = try parts.map { try #require(FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int) }.reduce(0, +)
+        #expect(record["bytes"] as? Int == total)
+        #expect(try server.log().map(\.path) == ["/files/gemma-00001-of-00002.gguf", "/files/gemma-00002-of-00002.gguf"])
+
+        let arguments = ["--raw", "-n", "4", "--temperature", "0", "Once upon a time"]
+        let whole = try llmkit(["run", "--model", ReferenceModel.url().path] + arguments)
+        let split = try llmkit(["run", "--model", id] + arguments)
+        #expect(whole.status == 0 && split.status == 0, "\(split.stderr)")
+        #expect(!whole.stdout.isEmpty && split.stdout == whole.stdout)
+
+        let second = scratch.url.appending(path: "home/models/\(id)/gemma-00002-of-00002.gguf")
+        try FileManager.default.removeItem(at: second)
+        let missing = try llmkit(["run", "--model", id] + arguments)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("part 2 of 2 of the split model is missing: \(second.path)"), "\(missing.stderr)")
+    }
+
     @Test("import --move adds a file once; show works on a path; Ollama models are listed read-only and runnable")
     func importAndDiscovered() throws {
         let copy = scratch.url.appending(path: "copy.gguf")

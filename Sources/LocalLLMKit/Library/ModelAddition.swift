@@ -5,7 +5,7 @@ extension ModelLibrary {
     /// library already.
     ///
     /// ```swift
-    /// let addition = try await library.download(request).addition
+    /// let addition = try await library.download(.gemma3_270m).addition
     /// if addition.wasAlreadyInLibrary { print("already in the library as \(addition.record.id)") }
     /// ```
     public struct Addition: Sendable, Equatable {

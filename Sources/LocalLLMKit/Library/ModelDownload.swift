@@ -37,7 +37,7 @@ extension ModelLibrary {
         /// nothing was downloaded.
         ///
         /// ```swift
-        /// let addition = try await library.download(request).addition
+        /// let addition = try await library.download(.gemma3_270m).addition
         /// print(addition.wasAlreadyInLibrary ? "already there" : "downloaded", addition.record.id)
         /// ```
         /// - Throws: the error that stopped the download.

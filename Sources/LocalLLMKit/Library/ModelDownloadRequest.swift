@@ -5,7 +5,8 @@ extension ModelLibrary {
     public struct DownloadRequest: Sendable, Equatable {
         /// URLs of the same file, tried in order.
         public let urls: [URL]
-        /// The expected SHA-256; the file is deleted when it differs.
+        /// The expected SHA-256; the file is deleted when it differs. Always nil for a split
+        /// model (``split``): one digest cannot verify several files.
         public let sha256: String?
         /// The expected size in bytes.
         public let bytes: Int64?
@@ -14,14 +15,34 @@ extension ModelLibrary {
         /// A display name.
         public let name: String?
 
+        /// The parts' names when ``fileName`` is the first part of a model split by llama.cpp's
+        /// `gguf-split` (`NAME-00001-of-00003.gguf`): the download then fetches every part, from
+        /// URLs named the same way, into the model's one folder.
+        public var split: GGUFFile.SplitName? {
+            GGUFFile.SplitName(fileName).flatMap { $0.count > 1 ? $0 : nil }
+        }
+
+        /// The URLs of part `part` (from 1) of a split model: each URL's last component with
+        /// its part number replaced.
+        func urls(ofPart part: Int) -> [URL] {
+            urls.map { url in
+                guard let name = GGUFFile.SplitName(url.lastPathComponent) else { return url }
+                return url.deletingLastPathComponent().appending(path: name.fileName(part: part))
+            }
+        }
+
         /// Creates a request.
+        ///
+        /// A URL whose file name is the first part of a split model (`NAME-00001-of-00003.gguf`)
+        /// asks for every part (``split``); naming another part is refused.
         /// - Parameters:
         ///   - fileName: the name in the library (default: the URL's last component, with leading
         ///     dots and unusable characters removed).
         ///   - name: a display name; trimmed, and refused when empty, over 200 characters or
         ///     holding control characters.
         /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` for a bad URL or file name,
-        ///   ``ModelLibrary/Error/invalidName(reason:)`` for a bad name.
+        ///   ``ModelLibrary/Error/invalidName(reason:)`` for a bad name,
+        ///   ``ModelLibrary/Error/checksumForSplitModel(url:)`` for a `sha256` with a split model.
         public init(urls: [URL], sha256: String? = nil, bytes: Int64? = nil, fileName: String? = nil, name: String? = nil) throws {
             guard let first = urls.first else { throw ModelLibrary.Error.invalidReference("", reason: "no URL to download from") }
             for url in urls {
@@ -41,6 +62,29 @@ extension ModelLibrary {
             // A name given explicitly must be right; one taken from the URL is made right.
             self.fileName = try fileName.map(ModelLibrary.safeFileName) ?? ModelLibrary.storedFileName(first.lastPathComponent)
             self.name = try name.map(ModelLibrary.Record.validatedName)
+            try checkSplit(sha256: sha256)
+        }
+
+        /// Refuses a URL that names a part other than the first, mirrors that name different
+        /// parts or counts, a stored name that lost the part suffix, and a SHA-256 for a split model.
+        private func checkSplit(sha256: String?) throws {
+            let names = urls.map { GGUFFile.SplitName($0.lastPathComponent) }
+            for (url, name) in zip(urls, names) {
+                if let name, name.part != 1, name.count > 1 {
+                    throw ModelLibrary.Error.invalidReference(
+                        url.absoluteString,
+                        reason: "it is part \(name.part) of \(name.count) of a split model; pull its first part, \(name.fileName(part: 1)), which brings every part")
+                }
+            }
+            guard let first = names[0], first.count > 1 else { return }
+            for (url, name) in zip(urls, names) where name?.count != first.count {
+                throw ModelLibrary.Error.invalidReference(
+                    url.absoluteString, reason: "every mirror of a split model must name part 1 of \(first.count), like \(urls[0].lastPathComponent)")
+            }
+            guard let split, split.count == first.count else {
+                throw ModelLibrary.Error.invalidReference(fileName, reason: "the file name of a split model must end in -00001-of-\(first.fileName(part: 1).suffix(16))")
+            }
+            if sha256 != nil { throw ModelLibrary.Error.checksumForSplitModel(url: urls[0].absoluteString) }
         }
 
         /// A catalog model, with its size and SHA-256.

@@ -59,6 +59,9 @@ extension ModelLibrary {
             return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
         }
         let folder = try createWorkFolder(".downloads")
+        if let split = request.split {
+            return try await downloadSplit(request, split: split, in: folder, transfer: transfer)
+        }
         var failures: [(url: URL, error: any Swift.Error)] = []
         for url in request.urls {
             try Task.checkCancellation()
@@ -134,9 +137,12 @@ extension ModelLibrary {
     }
 
     /// Fetches one mirror into its partial file, resuming after passing failures.
+    /// - Parameters:
+    ///   - bytesBefore: bytes of earlier files of the same download (the parts of a split
+    ///     model before this one), added to the progress; the total is then unknown.
     /// - Returns: the total size the server announced, if it did.
-    private func fetch(_ url: URL, into files: PartialDownloadFiles, validator: ResumeValidator?, expectedBytes: Int64?,
-                       transfer: DownloadTransfer) async throws -> Int64? {
+    func fetch(_ url: URL, into files: PartialDownloadFiles, validator: ResumeValidator?, expectedBytes: Int64?,
+               transfer: DownloadTransfer, bytesBefore: Int64? = nil) async throws -> Int64? {
         let current = Mutex<ResumeValidator?>(validator)
         let clock = ContinuousClock()
         var last = "no attempt"
@@ -150,7 +156,8 @@ extension ModelLibrary {
             let start = clock.now, startBytes = LibraryFiles.size(of: files.partial)
             let progress: @Sendable (Int64, Int64?) -> Void = { bytes, total in
                 let seconds = max((clock.now - start).seconds, 1e-3)
-                transfer.publish(ModelLibrary.Download.Progress(bytes: bytes, total: expectedBytes ?? total,
+                transfer.publish(ModelLibrary.Download.Progress(bytes: bytes + (bytesBefore ?? 0),
+                                                  total: bytesBefore == nil ? expectedBytes ?? total : nil,
                                                   bytesPerSecond: Double(bytes - startBytes) / seconds))
             }
             let started: @Sendable (TransferResult) throws -> Void = { response in

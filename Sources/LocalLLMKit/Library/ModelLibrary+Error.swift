@@ -15,6 +15,10 @@ extension ModelLibrary {
         case downloadFailed(url: String, reason: String)
         /// A downloaded or imported file's SHA-256 is not the one expected.
         case checksumMismatch(url: String, expected: String, actual: String)
+        /// A SHA-256 was given for the split model at `url` (`NAME-00001-of-0000N.gguf`): it
+        /// has one file per part, so one digest cannot verify it. Each part is checked against
+        /// the size its server announces and its split metadata instead.
+        case checksumForSplitModel(url: String)
         /// Not enough free disk space at `path`.
         case insufficientDiskSpace(path: String, needed: Int64, available: Int64)
         /// No model in the library has this id or name.
@@ -42,6 +46,9 @@ extension ModelLibrary.Error: LocalizedError {
             return "download of \(url) failed: \(reason)"
         case .checksumMismatch(let url, let expected, let actual):
             return "\(url) has SHA-256 \(actual), expected \(expected); the file was deleted"
+        case .checksumForSplitModel(let url):
+            return "\(url) is the first part of a split model, which has one file per part, so one SHA-256 cannot verify it; "
+                + "each part is checked against its size and split metadata instead"
         case .insufficientDiskSpace(let path, let needed, let available):
             return "not enough disk space at \(path): \(needed) bytes needed, \(available) available"
         case .modelNotFound(let id):

@@ -32,7 +32,7 @@ extension ModelLibrary {
     /// and whether the model was already in the library (the same SHA-256).
     ///
     /// ```swift
-    /// let addition = try await library.add(importing: file) { print($0.phase, $0.fraction) }
+    /// let addition = try await library.add(importing: url) { print($0.phase, $0.fraction) }
     /// if addition.wasAlreadyInLibrary { print("already there as \(addition.record.id)") }
     /// ```
     /// - Parameters:

@@ -8,11 +8,12 @@ extension ModelLibrary {
         public var id: String
         /// A display name.
         public var name: String
-        /// The GGUF file's name inside the model's folder.
+        /// The GGUF file's name inside the model's folder (for a split model, its first part,
+        /// `NAME-00001-of-0000N.gguf`, with the other parts beside it).
         public var fileName: String
-        /// The file's size in bytes.
+        /// The file's size in bytes (all parts together, for a split model).
         public var bytes: Int64
-        /// The file's SHA-256, 64 lowercase hexadecimal digits.
+        /// The file's SHA-256, 64 lowercase hexadecimal digits (its first part's, for a split model).
         public var sha256: String
         /// Where it was downloaded from (empty for an import).
         public var sourceURLs: [String]

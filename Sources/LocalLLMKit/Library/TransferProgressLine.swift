@@ -4,10 +4,8 @@ import Foundation
 /// pure function of the numbers: a bar, bytes done of the total with a percentage, the rate
 /// and the time left, fitted to the terminal's width.
 ///
-/// ```swift
-/// TransferProgressLine.line(bytes: 12 << 20, total: 240 << 20, bytesPerSecond: 4 << 20, width: 80)
-/// // "[#.............................] 12.0 MiB of 240.0 MiB (5%), 4.0 MiB/s, ETA 0:57"
-/// ```
+/// For 12 MiB of 240 MiB at 4 MiB/s in 80 columns it gives
+/// `[#.............................] 12.0 MiB of 240.0 MiB (5%), 4.0 MiB/s, ETA 0:57`.
 package enum TransferProgressLine {
     /// The widest bar drawn, in cells between the brackets.
     package static let barWidth = 30

@@ -60,6 +60,11 @@ public actor LocalModel {
 
     /// Loads the GGUF model at `url`.
     ///
+    /// For a model split by llama.cpp's `gguf-split` (`NAME-00001-of-00003.gguf`, …), `url` is
+    /// its first part, and the other parts are loaded from the same folder; every part's header
+    /// is read and checked first (``GGUFFile/init(modelAt:)``). Loading another part than the
+    /// first is an error that names the first.
+    ///
     /// The file's header is validated before llama.cpp sees it, so a missing,
     /// empty, truncated or foreign file, or one whose metadata llama.cpp would
     /// abort on (``GGUFFile/loadabilityProblem``), gives a typed error instead of an abort.
@@ -67,6 +72,8 @@ public actor LocalModel {
     ///   - url: a `.gguf` file.
     ///   - configuration: context length, threads, GPU layers and memory mapping.
     /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)``, ``LocalModel/Error/invalidModelFile(path:reason:)``,
+    ///   ``LocalModel/Error/splitPartNotFirst(path:part:count:firstPart:)``, ``LocalModel/Error/missingSplitPart(path:part:count:)``,
+    ///   ``LocalModel/Error/mismatchedSplitPart(path:reason:)``,
     ///   ``LocalModel/Error/unloadableModelFile(path:key:value:reason:)``, ``LocalModel/Error/modelLoadFailed(path:reason:)``, ``LocalModel/Error/invalidOption(name:reason:)``
     ///   or ``LocalModel/Error/contextCreationFailed(reason:)``.
     public static func load(from url: URL, configuration: Configuration = .init()) async throws -> LocalModel {
@@ -77,10 +84,11 @@ public actor LocalModel {
             let clock = ContinuousClock()
             let start = clock.now
             let (file, handle) = try await executor.run {
-                let file = try GGUFFile(contentsOf: url)
-                // Values that pass ggml's reader can still abort llama.cpp: check them first.
+                let file = try GGUFFile(modelAt: url)
+                // Values that pass ggml's reader can still abort llama.cpp: check them first
+                // (for a split model, against the tensors of all its parts).
                 try file.checkLoadability()
-                return (file, try loadWeights(url: url, configuration: configuration))
+                return (file, try loadWeights(file: file, configuration: configuration))
             }
             return LocalModel(url: url, file: file, configuration: configuration, handle: handle,
                               executor: executor, loadDuration: clock.now - start)
@@ -90,7 +98,8 @@ public actor LocalModel {
         }
     }
 
-    private static func loadWeights(url: URL, configuration: Configuration) throws -> ModelHandle {
+    private static func loadWeights(file: GGUFFile, configuration: Configuration) throws -> ModelHandle {
+        let url = file.url
         var parameters = llama_model_default_params()
         if !configuration.usesMemoryMap { parameters.load_mode = LLAMA_LOAD_MODE_NONE }
         parameters.vocab_only = configuration.vocabularyOnly
@@ -99,8 +108,15 @@ public actor LocalModel {
         } else {
             parameters.n_gpu_layers = LlamaRuntime.supportsGPUOffload ? -1 : 0
         }
-        let (model, errors) = LlamaLog.collectingErrors {
-            llama_model_load_from_file(url.path, parameters)
+        let (model, errors) = LlamaLog.collectingErrors { () -> OpaquePointer? in
+            guard file.partURLs.count > 1 else { return llama_model_load_from_file(url.path, parameters) }
+            // The very parts that were checked, rather than names llama.cpp derives again.
+            let paths = file.partURLs.map { strdup($0.path) }
+            defer { paths.forEach { free($0) } }
+            var arguments = paths.map { UnsafePointer<CChar>($0) }
+            return arguments.withUnsafeMutableBufferPointer {
+                llama_model_load_from_splits($0.baseAddress, $0.count, parameters)
+            }
         }
         guard let model else {
             throw LocalModel.Error.modelLoadFailed(path: url.path, reason: errors.summary ?? "llama.cpp could not load it")

@@ -17,11 +17,14 @@ public struct GGUFFile: Sendable {
     /// Arrays with more elements than this are summarized as ``GGUFValue/largeArray(elementType:count:)``.
     public static let maximumArrayElements = 1024
 
-    /// The file that was read.
+    /// The file that was read (for a split model read by ``init(modelAt:)``, its first part).
     public let url: URL
+    /// Every file of the model, in order: `[url]`, or all parts of a split model read by
+    /// ``init(modelAt:)``.
+    public let partURLs: [URL]
     /// The GGUF format version (2 or 3).
     public let version: Int
-    /// The size of the file in bytes.
+    /// The size of the file in bytes (of all parts, for a split model read by ``init(modelAt:)``).
     public let fileSize: Int64
     /// The alignment of the tensor data section.
     public let alignment: Int
@@ -57,6 +60,7 @@ public struct GGUFFile: Sendable {
 
         let reader = GGUFHeaderReader(context: context)
         self.url = url
+        self.partURLs = [url]
         self.version = Int(gguf_get_version(context))
         self.fileSize = fileSize
         self.alignment = gguf_get_alignment(context)
