@@ -4,7 +4,7 @@ import Foundation
 
 /// Files and libraries for the model library's tests.
 enum LibraryFixtures {
-    /// The SHA-256 of the real default model.
+    /// The SHA-256 of the reference model (Gemma 3 270M).
     static let gemmaSHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 
     /// Writes a small valid GGUF file (one 4 MiB tensor) named `name`.
@@ -17,6 +17,17 @@ enum LibraryFixtures {
         let url = folder.appending(path: name)
         try builder.write(to: url)
         return url
+    }
+
+    /// A scratch folder whose `served` subfolder `populate` fills (it gets the scratch folder and
+    /// `served`), and the 127.0.0.1 download server that serves it.
+    static func servedFolder(_ populate: (_ folder: TemporaryDirectory, _ served: URL) throws -> Void) throws
+        -> (folder: TemporaryDirectory, served: URL, server: DownloadServer) {
+        let folder = try TemporaryDirectory()
+        let served = folder.file("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        try populate(folder, served)
+        return (folder, served, try DownloadServer(serving: served))
     }
 
     /// A library in `folder` whose environment finds no Hugging Face or Ollama cache

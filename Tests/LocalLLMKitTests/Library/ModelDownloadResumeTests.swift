@@ -12,12 +12,10 @@ struct ModelDownloadResumeTests {
     let server: DownloadServer
 
     init() throws {
-        folder = try TemporaryDirectory()
-        served = folder.file("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try LibraryFixtures.smallModel(in: served, name: "old.gguf", title: "Old version")
-        try LibraryFixtures.smallModel(in: served, name: "new.gguf", title: "New version, other bytes")
-        server = try DownloadServer(serving: served)
+        (folder, served, server) = try LibraryFixtures.servedFolder { _, served in
+            try LibraryFixtures.smallModel(in: served, name: "old.gguf", title: "Old version")
+            try LibraryFixtures.smallModel(in: served, name: "new.gguf", title: "New version, other bytes")
+        }
     }
 
     func sha256(_ name: String) throws -> String {

@@ -11,12 +11,10 @@ struct ModelDownloadTests {
     let server: DownloadServer
 
     init() throws {
-        folder = try TemporaryDirectory()
-        served = folder.file("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: served.appending(path: "gemma.gguf"), withDestinationURL: TestModel.url())
-        try LibraryFixtures.smallModel(in: served)
-        server = try DownloadServer(serving: served)
+        (folder, served, server) = try LibraryFixtures.servedFolder { _, served in
+            try FileManager.default.createSymbolicLink(at: served.appending(path: "gemma.gguf"), withDestinationURL: TestModel.url())
+            try LibraryFixtures.smallModel(in: served)
+        }
     }
 
     var tinySHA256: String {

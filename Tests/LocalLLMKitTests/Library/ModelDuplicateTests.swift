@@ -13,12 +13,10 @@ struct ModelDuplicateTests {
     let server: DownloadServer
 
     init() throws {
-        folder = try TemporaryDirectory()
-        served = folder.file("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try LibraryFixtures.smallModel(in: served)
-        try LibraryFixtures.smallModel(in: served, name: "other.gguf", title: "Other Model")
-        server = try DownloadServer(serving: served)
+        (folder, served, server) = try LibraryFixtures.servedFolder { _, served in
+            try LibraryFixtures.smallModel(in: served)
+            try LibraryFixtures.smallModel(in: served, name: "other.gguf", title: "Other Model")
+        }
     }
 
     @Test("a URL already downloaded (no SHA-256 given), or a mirror of it, is answered from the library without a request")

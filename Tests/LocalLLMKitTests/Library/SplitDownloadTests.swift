@@ -12,13 +12,13 @@ struct SplitDownloadTests {
     let server: DownloadServer
 
     init() throws {
-        folder = try TemporaryDirectory()
-        served = folder.file("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        let whole = folder.file("whole.gguf")
-        try GGUFBuilder.tinyModel().write(to: whole)
-        parts = try GGUFSplitter.split(whole, into: 3, prefix: "tiny", in: served)
-        server = try DownloadServer(serving: served)
+        var parts: [URL] = []
+        (folder, served, server) = try LibraryFixtures.servedFolder { folder, served in
+            let whole = folder.file("whole.gguf")
+            try GGUFBuilder.tinyModel().write(to: whole)
+            parts = try GGUFSplitter.split(whole, into: 3, prefix: "tiny", in: served)
+        }
+        self.parts = parts
     }
 
     func size(_ url: URL) throws -> Int64 {
