@@ -13,7 +13,7 @@ export PKG_CONFIG_PATH := $(LLMKIT_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),
 export LD_LIBRARY_PATH := $(LLMKIT_PREFIX)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
 export PATH := $(LLMKIT_PREFIX)/bin:$(PATH)
 
-.PHONY: all bootstrap build demo test bench install uninstall clean
+.PHONY: all bootstrap build demo test races bench install uninstall clean
 
 all: build
 
@@ -38,6 +38,10 @@ test: bootstrap
 	$(SWIFT) test --skip-build --no-parallel
 	scripts/check-engine-leaf
 	scripts/check-dependent-package
+
+# The concurrency tests under ThreadSanitizer, in their own build folder (slow: not part of test).
+races: bootstrap
+	scripts/check-races
 
 # llmkit bench side by side with llama-bench, and peak memory against llama-completion.
 bench: build

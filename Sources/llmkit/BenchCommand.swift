@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE]",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] | bench --parallel B --mixed",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -35,6 +35,16 @@ enum BenchCommand {
                                   exit 1 if they streamed different events
               --chat-template FILE  the thinking template for --parse (default: Qwen3.5-4B's, installed
                                   by scripts/bootstrap)
+              --parallel B[,B…]   instead: llama-batched-bench's test (-npp P -ntg T -npl B…) through the
+                                  batch scheduler: B requests of -p random prompt tokens (default: 128)
+                                  submitted at once, each generating -n tokens (default: 128) with greedy
+                                  sampling; prompt and generation throughput summed over the B sequences
+              --jsonl             with --parallel: one JSON line per B, in llama-batched-bench's
+                                  `--output-format jsonl` fields
+              --mixed             with --parallel B: B clients sending real requests instead (prompts of
+                                  different lengths, arriving over time, each with its own sampler);
+                                  each sending its next request when one ends, for --duration seconds
+                                  (default: 40); throughput over the steady state (--json for an object)
           -v, --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
 
@@ -42,14 +52,21 @@ enum BenchCommand {
         --ctx-size, --n-gpu-layers and --n-predict (= --max-tokens) are accepted as in llama.cpp.
         """,
         valueOptions: ModelOptions.valueOptions.union(["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
-                                                       "--schema", "--chat-template"]),
-        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse"]),
+                                                       "--schema", "--chat-template", "--parallel", "--duration"]),
+        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed"]),
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).
         aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        if let sequences = try arguments.integerList("--parallel", in: 1...LocalModel.Configuration.maximumParallelSequences) {
+            if arguments.has("--mixed") {
+                guard sequences.count == 1 else { throw UsageError(message: "--mixed takes one value of --parallel") }
+                return try await MixedWorkload.run(arguments, clients: sequences[0])
+            }
+            return try await ParallelBenchmark.run(arguments, sequences: sequences)
+        }
         if let turns = try arguments.integer("--conversation", in: 1...1000) {
             let model = try await ModelOptions.load(arguments)
             return try await ConversationBenchmark.run(model: model, turns: turns,

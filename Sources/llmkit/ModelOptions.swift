@@ -56,9 +56,9 @@ enum ModelOptions {
     }
 
     /// Applies `--verbose` and loads the model.
-    static func load(_ arguments: ParsedArguments) async throws -> LocalModel {
+    static func load(_ arguments: ParsedArguments, configuration: LocalModel.Configuration? = nil) async throws -> LocalModel {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
-        let configuration = try configuration(arguments)
+        let configuration = try configuration ?? self.configuration(arguments)
         return try await LocalModel.load(from: try await modelURL(arguments), configuration: configuration)
     }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -9,6 +9,8 @@
 #           the GPU's architecture from nvidia-smi), into .gpu-work/prefix
 #   models  a Llama-7B-shaped Q4_0 file and a Gemma-270M-shaped file, random weights
 #   bench   bench/compare.py on each model: llmkit bench against llama-bench, ABBA-paired
+#   batched bench/batched.py on the 7B-shaped model: llmkit bench --parallel against
+#           llama-batched-bench (-kvu), B = 1 … 32, ABBA-paired, then the mixed workload at B = 8
 #
 # Results go to $OUT (or .gpu-work/out): bench-<model>.md and .json, env.txt.
 # LLMKIT_GPU_PAIRS (default 5) and LLMKIT_GPU_MODELS ("name:repetitions …") tune the bench phase.
@@ -83,11 +85,21 @@ phase_bench() {
     "$work/llmkit" bench --model "$work/gemma-shaped.gguf" -p 512 -n 128 -r 3 | tee "$out/llmkit-bench-table.md"
 }
 
+phase_batched() {
+    libraries
+    log "continuous batching on synth-7b-q4_0 (${LLMKIT_GPU_BATCHED_PAIRS:-2} ABBA pairs)"
+    python3 "$root/bench/batched.py" --model "$work/synth-7b-q4_0.gguf" --prefix "$work/prefix" --llmkit "$work/llmkit" \
+        --threads "$(nproc)" -p 128 -n 128 --parallel "${LLMKIT_GPU_PARALLEL:-1,2,4,8,16,32}" \
+        --pairs "${LLMKIT_GPU_BATCHED_PAIRS:-2}" --mixed 8 --duration 30 --json "$out/batched-synth-7b-q4_0.json" \
+        | tee "$out/batched-synth-7b-q4_0.md"
+}
+
 case "$phase" in
     env) phase_env ;;
     build) phase_build ;;
     models) phase_models ;;
     bench) phase_bench ;;
-    all) phase_env; phase_build; phase_models; phase_bench ;;
-    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|all]" >&2; exit 2 ;;
+    batched) phase_batched ;;
+    all) phase_env; phase_build; phase_models; phase_bench; phase_batched ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|all]" >&2; exit 2 ;;
 esac

@@ -71,6 +71,9 @@ typedef struct llmkit_sampling_params {
     int32_t              trigger_count;
     const int32_t *      preserved_tokens;        // special tokens whose text the output keeps
     int32_t              preserved_token_count;
+    // Run the chain over the whole vocabulary every time, never over the likeliest candidates
+    // only (for tests that compare both ways).
+    bool                 exhaustive;
     // Thinking budget: after `reasoning_budget` tokens inside the thinking block, the sampler
     // forces `reasoning_budget_message` (optional) and the first end tag. -1 disables it.
     int32_t             reasoning_budget;

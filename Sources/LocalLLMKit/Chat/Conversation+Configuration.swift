@@ -12,30 +12,25 @@ extension Conversation {
         /// A chat template that overrides the model's: Jinja source, or a built-in
         /// template name such as `chatml`. `nil` uses the model's own (see ``ChatTemplate``).
         public var chatTemplate: String?
-        /// The most tokens this conversation holds (its own KV cache): transcript plus answer.
-        /// `nil` uses the model's ``LocalModel/contextLength``, which is the one default.
+        /// The most tokens a turn of this conversation may use on its sequence: transcript plus
+        /// answer. `nil` uses the model's ``LocalModel/contextLength``, which is the one default
+        /// and the upper bound.
         public var contextLength: Int?
         /// What to do when a turn does not fit.
         public var overflowPolicy: OverflowPolicy
-        /// Keep a full-size cache for sliding-window models (Gemma 3), so that any
-        /// earlier prefix can be reused. Without it, such a model must sometimes
-        /// evaluate the whole history again. (Only conversations reuse a cached prefix, so
-        /// this is their setting alone; a model's completions use the sliding window.)
-        public var usesFullSlidingWindowCache: Bool
         /// Extra template variables.
         public var templateArguments: [String: ChatTemplate.Argument]
-        /// Evaluate only what follows the longest prefix already in the cache (the default).
+        /// Evaluate only what follows the longest prefix already in the model's cache (the default).
         /// Off, every turn evaluates the whole history again: slower, for comparison.
         public var reusesPromptCache: Bool
 
         /// Creates a configuration; every argument has a default.
         public init(chatTemplate: String? = nil, contextLength: Int? = nil, overflowPolicy: OverflowPolicy = .fail,
-                    usesFullSlidingWindowCache: Bool = true, templateArguments: [String: ChatTemplate.Argument] = [:],
+                    templateArguments: [String: ChatTemplate.Argument] = [:],
                     reusesPromptCache: Bool = true) {
             self.chatTemplate = chatTemplate
             self.contextLength = contextLength
             self.overflowPolicy = overflowPolicy
-            self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
             self.templateArguments = templateArguments
             self.reusesPromptCache = reusesPromptCache
         }

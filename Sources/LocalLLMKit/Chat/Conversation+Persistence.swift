@@ -3,17 +3,22 @@ import Foundation
 extension Conversation {
     /// Saves the transcript, the settings and the KV cache to one file, atomically
     /// (a temporary file, then a rename): an existing file is replaced whole or not at all.
+    /// The cache is saved when the model still holds this conversation's last turn in a
+    /// sequence that no other request has taken since; otherwise the file has none, and a
+    /// restored conversation evaluates its history again on its next turn.
     /// - Throws: ``Conversation/Error/invalidFile(path:reason:)`` when it cannot be written.
     public func save(to url: URL) async throws {
         await turnLock.lock()                  // after the turn in progress, if any
         defer { turnLock.unlock() }
         var saved = configuration
         saved.contextLength = contextLength
+        let snapshot = cachedTokens.isEmpty ? nil
+            : try await model.cacheSnapshot(matching: cachedTokens)
         let archive = ConversationArchive(
             header: .init(model: try ModelFingerprint(model.file), configuration: saved,
                           instructions: instructions, transcript: transcript, turnCount: turnCount,
-                          cachedTokens: cache?.cachedTokens ?? [], savedAt: Date()),
-            state: cache.map { $0.cachedTokens.isEmpty ? [] : $0.sequenceState() } ?? [])
+                          cachedTokens: snapshot?.tokens ?? [], savedAt: Date()),
+            state: snapshot?.state ?? [])
         do {
             try archive.encoded().write(to: url, options: .atomic)
         } catch {
@@ -22,7 +27,8 @@ extension Conversation {
     }
 
     /// Restores a conversation saved by ``save(to:)``, with its settings, transcript and
-    /// KV cache: the next turn evaluates only its new tokens. Tools are code, not saved:
+    /// KV cache: the next turn evaluates only its new tokens. (The cache goes into an idle
+    /// sequence of the model; when every sequence is busy it is left out.) Tools are code, not saved:
     /// pass them again. Every saved value is checked as a new conversation's would be.
     /// - Throws: ``Conversation/Error/invalidFile(path:reason:)`` for a missing, damaged,
     ///   truncated or forged file, naming the field at fault; ``ChatTemplate/Error/boundExceeded(_:reason:)``
@@ -32,19 +38,9 @@ extension Conversation {
         let archive = try Self.readArchive(url, for: model)
         let header = archive.header
         let template = try Self.restoredTemplate(header.configuration, model: model, path: url.path)
-        var context: InferenceContext?
-        if !header.cachedTokens.isEmpty {
-            // The saved cache is loaded into a new context on the model's executor, like all
-            // llama.cpp work on contexts.
-            context = try await model.perform {
-                let context = try model.makeContext(contextLength: header.configuration.contextLength ?? model.contextLength,
-                                                    fullSlidingWindowCache: header.configuration.usesFullSlidingWindowCache)
-                try Self.restore(archive, into: context, path: url.path)
-                return context
-            }
-        }
         try self.init(model: model, instructions: header.instructions, tools: tools, configuration: header.configuration,
-                      template: template, transcript: header.transcript, turnCount: header.turnCount, cache: context)
+                      template: template, transcript: header.transcript, turnCount: header.turnCount, cachedTokens: [])
+        try await restoreCache(archive, path: url.path)
     }
 
     /// A saved conversation's template, built and checked as a new conversation's, with errors
@@ -81,28 +77,13 @@ extension Conversation {
         guard saved.chatTemplate == configuration.chatTemplate else {
             throw incompatible("it was saved with another chat template")
         }
-        guard saved.usesFullSlidingWindowCache == configuration.usesFullSlidingWindowCache else {
-            throw incompatible("its sliding-window cache setting differs from this conversation's")
-        }
         guard header.instructions == instructions else {
             throw incompatible("its instructions differ from this conversation's")
         }
         guard saved.templateArguments == configuration.templateArguments else {
             throw incompatible("its template arguments differ from this conversation's")
         }
-        if header.cachedTokens.isEmpty {
-            cache?.clearMemory()
-        } else {
-            // A cache llama.cpp cannot read must not cost this conversation its own.
-            let context = try inferenceContext()
-            let backup = context.cachedTokens.isEmpty ? nil : (context.sequenceState(), context.cachedTokens)
-            do {
-                try Self.restore(archive, into: context, path: url.path)
-            } catch {
-                if let (state, tokens) = backup { try? context.restoreSequenceState(state, tokens: tokens) }
-                throw error
-            }
-        }
+        try await restoreCache(archive, path: url.path)
         transcript = header.transcript
         turnCount = header.turnCount
     }
@@ -114,11 +95,18 @@ extension Conversation {
         return archive
     }
 
-    private static func restore(_ archive: ConversationArchive, into context: InferenceContext, path: String) throws {
+    /// Loads the archive's cache into an idle sequence of the model.
+    private func restoreCache(_ archive: ConversationArchive, path: String) async throws {
+        let tokens = archive.header.cachedTokens
+        guard !tokens.isEmpty else {
+            cachedTokens = []
+            return
+        }
         do {
-            try context.restoreSequenceState(archive.state, tokens: archive.header.cachedTokens)
+            _ = try await model.restoreCache(archive.state, tokens: tokens)
         } catch {
             throw Conversation.Error.invalidFile(path: path, reason: "llama.cpp could not restore its cache")
         }
+        cachedTokens = tokens
     }
 }

@@ -4,7 +4,7 @@ extension Conversation {
     public struct Preflight: Sendable, Equatable {
         /// Tokens in the prompt the turn would evaluate (history plus the new message).
         public var promptTokens: Int
-        /// Of those, tokens already in the cache.
+        /// Of those, tokens in the model's cache now (a later request may evict them first).
         public var cachedTokens: Int
         /// The context length.
         public var contextLength: Int
@@ -28,7 +28,7 @@ extension Conversation {
         let plan = try planTurn([.user(Self.userMessage(prompt, format: format))], request: request,
                                 toolChoice: Self.toolChoice(for: request, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
-        let cached = cache?.reusablePrefix(for: plan.tokens, reusingCache: configuration.reusesPromptCache) ?? 0
+        let cached = configuration.reusesPromptCache ? try model.assumeIsolated { try $0.scheduler().reusablePrefix(of: plan.tokens) } : 0
         return Preflight(promptTokens: plan.tokens.count, cachedTokens: cached, contextLength: contextLength,
                          fits: plan.fits, maximumResponseTokens: plan.fits ? min(options.maximumResponseTokens ?? room, room) : 0,
                          droppedTurns: plan.droppedTurns)

@@ -57,7 +57,7 @@ extension Conversation {
         var round = 0
         while true {
             let choice = Self.toolChoice(for: request, round: round)
-            let outcome = try generateRound(pending, request: request, toolChoice: choice, round: round + 1,
+            let outcome = try await generateRound(pending, request: request, toolChoice: choice, round: round + 1,
                                             flag: flag, emit: emit)
             totals.accumulate(outcome.statistics, first: round == 0)
             let calls = choice == .none ? [] : outcome.calls

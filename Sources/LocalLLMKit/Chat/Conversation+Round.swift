@@ -13,7 +13,7 @@ struct RoundOutcome {
 extension Conversation {
     /// Renders the turn so far and generates once, streaming thinking and text events.
     func generateRound(_ pending: [ChatMessage], request: TurnRequest, toolChoice: Conversation.ToolChoice, round: Int,
-                       flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) throws -> RoundOutcome {
+                       flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundOutcome {
         let plan = try planTurn(pending, request: request, toolChoice: toolChoice)
         guard plan.fits else {
             throw LocalModel.Error.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
@@ -40,23 +40,16 @@ extension Conversation {
         let generation = GenerationPlan(promptTokens: plan.tokens, options: request.options, constraint: constraint,
                                         thinking: thinking, additionalStopSequences: rendered.additionalStopSequences,
                                         preservedTokens: preserved, reusesCache: configuration.reusesPromptCache)
-        let run = try GenerationRun(context: inferenceContext(), tokenizer: model.tokenizer, plan: generation,
-                                    cancellation: flag)
         let probe = ReplyParsingProbe.current
-        var parseTime = Duration.zero
-        var stream = ReplyParsingProbe.measure(probe, adding: &parseTime) {
-            ReplyStream(rendered: rendered, parsing: probe?.parsing ?? .incremental)
-        }
-        var chunks = 0
-        let result = try run.execute { chunk in
-            chunks += 1
-            ReplyParsingProbe.measure(probe, adding: &parseTime) { stream.append(chunk) }.forEach(emit)
-        }
+        let parsing = RoundParsing(rendered: rendered, probe: probe)
+        let result = try await model.generate(GenerationRequest(plan: generation, contextLimit: contextLength,
+                                                                cancellation: flag) { chunk in
+            parsing.append(chunk).forEach(emit)
+        })
         if result.stopReason == .endOfText, let check = format?.check { try check.verify(result.text) }
-        try ReplyParsingProbe.measure(probe, adding: &parseTime) {
-            try stream.finish(isComplete: result.stopReason == .endOfText)
-        }.forEach(emit)
-        probe?.record(duration: parseTime, chunks: chunks, parses: stream.parseCount)
+        try parsing.finish(isComplete: result.stopReason == .endOfText).forEach(emit)
+        let stream = parsing.stream
+        cachedTokens = plan.tokens + result.tokens
         var final = stream.reply
         if final.toolCalls.isEmpty, toolChoice != .none, format == nil,
            let call = BareToolCall.parse(final.content, toolNames: Set(toolBox.tools.map(\.name))) {
@@ -82,5 +75,33 @@ extension Conversation {
         }
         return RoundOutcome(plan: plan, reply: final, rawText: raw, calls: calls, stopReason: result.stopReason,
                             stopSequence: result.stopSequence, seed: result.seed, statistics: statistics)
+    }
+}
+
+/// The reply parser of one round, fed from the model's thread as chunks arrive.
+private final class RoundParsing: @unchecked Sendable {
+    private(set) var stream: ReplyStream
+    private let probe: ReplyParsingProbe?
+    private var parseTime = Duration.zero
+    private var chunks = 0
+
+    init(rendered: ChatTemplate.RenderedPrompt, probe: ReplyParsingProbe?) {
+        self.probe = probe
+        var time = Duration.zero
+        stream = ReplyParsingProbe.measure(probe, adding: &time) {
+            ReplyStream(rendered: rendered, parsing: probe?.parsing ?? .incremental)
+        }
+        parseTime = time
+    }
+
+    func append(_ chunk: String) -> [Conversation.Event] {
+        chunks += 1
+        return ReplyParsingProbe.measure(probe, adding: &parseTime) { stream.append(chunk) }
+    }
+
+    func finish(isComplete: Bool) throws -> [Conversation.Event] {
+        let events = try ReplyParsingProbe.measure(probe, adding: &parseTime) { try stream.finish(isComplete: isComplete) }
+        probe?.record(duration: parseTime, chunks: chunks, parses: stream.parseCount)
+        return events
     }
 }

@@ -17,7 +17,7 @@ extension Conversation {
         try Self.check(transcript)
         let instructions = transcript.first.flatMap { $0.role == .system ? $0.content : nil }
         try self.init(model: model, instructions: instructions, tools: tools, configuration: configuration,
-                      transcript: transcript, turnCount: transcript.count { $0.role == .user }, cache: nil)
+                      transcript: transcript, turnCount: transcript.count { $0.role == .user }, cachedTokens: [])
     }
 
     /// Checks the shape of a transcript: one system message at most, first; tool results only

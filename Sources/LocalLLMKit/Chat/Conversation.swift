@@ -20,10 +20,12 @@ import Foundation
 /// try await conversation.save(to: url)       // and Conversation(restoringFrom: url, model: model)
 /// ```
 ///
-/// A conversation keeps its transcript and its own KV cache: a new turn evaluates
-/// only the tokens after the longest prefix already in the cache. Turns are
-/// served one at a time, in order, on the model's thread; a second request waits
-/// for the first. A cancelled or failed turn leaves the transcript as it was.
+/// A conversation keeps its transcript; its turns generate on one of the model's sequences
+/// (``LocalModel/Configuration/parallelSequences``), alongside other conversations and
+/// completions, so conversations cost no memory of their own. A new turn evaluates only the
+/// tokens after the longest prefix already in the model's cache (usually its own previous
+/// turn). The turns of one conversation run one at a time, in order. A cancelled or failed
+/// turn leaves the transcript as it was.
 public actor Conversation {
     /// The model.
     public nonisolated let model: LocalModel
@@ -44,7 +46,8 @@ public actor Conversation {
     /// How many turns have completed since creation (or the last ``reset()``).
     public internal(set) var turnCount = 0
 
-    var cache: InferenceContext?
+    /// The tokens this conversation's last round left in the model's cache (prompt and answer).
+    var cachedTokens: [Int32]
     nonisolated let toolBox: ToolBox
     /// Serializes turns across the suspension points where tools run.
     nonisolated let turnLock = AsyncLock()
@@ -70,16 +73,20 @@ public actor Conversation {
     public init(model: LocalModel, instructions: String? = nil, tools: [any ConversationTool] = [],
                 configuration: Configuration = .init()) throws {
         try self.init(model: model, instructions: instructions, tools: tools, configuration: configuration,
-                      transcript: instructions.map { [.system($0)] } ?? [], turnCount: 0, cache: nil)
+                      transcript: instructions.map { [.system($0)] } ?? [], turnCount: 0, cachedTokens: [])
     }
 
     /// Creates a conversation in a given state (new, or restored from a file, whose template
     /// is already built).
     init(model: LocalModel, instructions: String?, tools: [any ConversationTool] = [], configuration: Configuration,
-         template: ChatTemplate? = nil, transcript: [ChatMessage], turnCount: Int, cache: InferenceContext?) throws {
+         template: ChatTemplate? = nil, transcript: [ChatMessage], turnCount: Int, cachedTokens: [Int32]) throws {
         let template = try template ?? Self.makeTemplate(model: model, configuration: configuration)
         if !tools.isEmpty && !template.supportsToolCalls {
             throw ChatTemplate.Error.toolsUnsupported(template: template.source.description)
+        }
+        if let cap = configuration.contextLength, cap > model.contextLength {
+            throw Conversation.Error.invalidConfiguration(
+                name: "contextLength", reason: "\(cap) is more than the model's context length, \(model.contextLength)")
         }
         self.toolBox = try ToolBox(tools)
         self.model = model
@@ -89,7 +96,7 @@ public actor Conversation {
         self.contextLength = configuration.contextLength ?? model.contextLength
         self.transcript = transcript
         self.turnCount = turnCount
-        self.cache = cache
+        self.cachedTokens = cachedTokens
     }
 
     /// The checked configuration's template, with its arguments checked against it.
@@ -101,22 +108,12 @@ public actor Conversation {
         return template
     }
 
-    /// Forgets every turn (keeping the instructions) and empties the cache, after the turn in
-    /// progress, if any.
+    /// Forgets every turn (keeping the instructions), after the turn in progress, if any.
     public func reset() async {
         await turnLock.lock()
         defer { turnLock.unlock() }
         transcript = instructions.map { [.system($0)] } ?? []
         turnCount = 0
-        cache?.clearMemory()
-    }
-
-    /// The conversation's KV cache, created on first use.
-    func inferenceContext() throws -> InferenceContext {
-        if let cache { return cache }
-        let context = try model.makeContext(contextLength: contextLength,
-                                            fullSlidingWindowCache: configuration.usesFullSlidingWindowCache)
-        cache = context
-        return context
+        cachedTokens = []
     }
 }

@@ -36,18 +36,17 @@ extension LocalModel {
         }
     }
 
-    /// Runs one request to its end on the model's thread. Requests queue on the
-    /// executor, so they never interleave.
+    /// Runs one request to its end, alongside the model's other requests.
     private func serve(_ input: PromptInput, format: OutputFormat, options: CompletionOptions, flag: CancellationFlag,
-                       emit: @escaping @Sendable (String) -> Void) throws -> ModelResponse<String> {
+                       emit: @escaping @Sendable (String) -> Void) async throws -> ModelResponse<String> {
         var options = options
         options.sampling = options.sampling.filling(from: file.recommendedSampling)
         try options.validate()
         let constraint = try format.constraint(for: handle)
         let plan = GenerationPlan(promptTokens: try promptTokens(for: input), options: options,
-                                  constraint: constraint.map { .grammar($0.grammar) } ?? .none)
-        let run = try GenerationRun(context: sharedContext(), tokenizer: tokenizer, plan: plan, cancellation: flag)
-        let outcome = try run.execute(emit: emit)
+                                  constraint: constraint.map { .grammar($0.grammar) } ?? .none, reusesCache: true)
+        let outcome = try await generate(GenerationRequest(plan: plan, contextLimit: contextLength, cancellation: flag,
+                                                           emit: emit))
         if outcome.stopReason == .endOfText, let check = constraint?.check { try check.verify(outcome.text) }
         return ModelResponse(outcome)
     }

@@ -39,6 +39,11 @@ package final class EngineExecutor: SerialExecutor, @unchecked Sendable {
         }
     }
 
+    /// Queues `body` to run on the executor's thread, after the work already queued.
+    package func schedule(_ body: @escaping () -> Void) {
+        push(.block(body))
+    }
+
     /// Lets the thread finish the work already queued, then exit.
     package func shutDown() {
         condition.lock()

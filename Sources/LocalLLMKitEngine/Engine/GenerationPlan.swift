@@ -14,9 +14,15 @@ package struct GenerationPlan: Sendable {
     /// Special tokens whose text reaches the output (a template's `<tool_call>`); other
     /// special tokens are left out of the text.
     package var preservedTokens: Set<Int32>
-    /// Keep the longest prefix of the prompt already in the cache (conversations);
-    /// otherwise the cache is emptied first.
+    /// Start from the longest prefix of the prompt already in the cache (of any sequence);
+    /// otherwise the whole prompt is evaluated.
     package var reusesCache: Bool
+    /// Keep generating past end-of-generation tokens, as llama-batched-bench does (benchmarks).
+    package var ignoresEndOfGeneration = false
+    /// Run the sampling chain over the whole vocabulary for every token, never over the
+    /// likeliest candidates only (the bridge's shortcut, which draws the same tokens; tests
+    /// compare both).
+    package var samplesExhaustively = false
 
     /// A plan for `promptTokens` with `options` and nothing else.
     package init(promptTokens: [Int32], options: CompletionOptions, constraint: SamplingConstraint = .none,

@@ -1,22 +1,23 @@
 import CLlama
 
-/// Owns a `llama_context` (the KV cache and compute buffers) and a reusable batch.
+/// Owns a `llama_context` (the KV cache of all its sequences, and compute buffers) and a
+/// reusable batch.
 ///
-/// Not thread-safe: it lives inside an actor that runs on an ``EngineExecutor``.
+/// Not thread-safe: it lives inside an actor, or the ``BatchScheduler``, on an ``EngineExecutor``.
 package final class InferenceContext: @unchecked Sendable {
     package let pointer: OpaquePointer
     package let model: ModelHandle
-    /// The context length in tokens: what was asked for, even when llama.cpp allocated more.
+    /// The number of KV cells: what was asked for, even when llama.cpp allocated more.
     package let contextLength: Int
     /// The largest number of tokens one `llama_decode` call accepts.
     package let batchSize: Int
+    /// How many sequences it holds.
+    package let sequenceCount: Int
     private var batch: llama_batch
     /// Whether the sliding-window cache keeps every position (then any prefix can be reused).
     package let fullSlidingWindowCache: Bool
-    /// The tokens whose keys and values are in the cache, from position 0 on.
-    package private(set) var cachedTokens: [Int32] = []
-    /// Raised to make a running `llama_decode` return early.
-    private var abortFlag = CancellationFlag()
+    /// Read by llama.cpp's abort callback while `llama_decode` runs.
+    private let abortCondition = AbortCondition()
 
     /// Creates a context for `model`.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
@@ -34,9 +35,14 @@ package final class InferenceContext: @unchecked Sendable {
         let allocated = Int(llama_n_ctx(context))
         self.contextLength = parameters.n_ctx > 0 ? min(Int(parameters.n_ctx), allocated) : allocated
         self.batchSize = Int(llama_n_batch(context))
+        self.sequenceCount = Int(llama_n_seq_max(context))
         self.batch = llama_batch_init(Int32(batchSize), 0, 1)
         self.fullSlidingWindowCache = parameters.swa_full
-        installAbortCallback()
+        let condition = Unmanaged.passUnretained(abortCondition).toOpaque()
+        llama_set_abort_callback(context, { data in
+            guard let data else { return false }
+            return Unmanaged<AbortCondition>.fromOpaque(data).takeUnretainedValue().shouldAbort
+        }, condition)
     }
 
     deinit {
@@ -44,134 +50,132 @@ package final class InferenceContext: @unchecked Sendable {
         llama_free(pointer)
     }
 
-    /// Makes `flag` the one that aborts `llama_decode` (one flag per request).
-    package func abort(on flag: CancellationFlag) {
-        abortFlag = flag
-        installAbortCallback()
-    }
-
-    private func installAbortCallback() {
-        let flag = Unmanaged.passUnretained(abortFlag).toOpaque()
-        llama_set_abort_callback(pointer, { data in
-            guard let data else { return false }
-            return Unmanaged<CancellationFlag>.fromOpaque(data).takeUnretainedValue().isRaised
-        }, flag)
-    }
+    private var memory: llama_memory_t { llama_get_memory(pointer) }
 
     /// Waits until all queued computation is finished (needed on GPU backends for timing).
     package func synchronize() {
         llama_synchronize(pointer)
     }
 
-    /// Forgets everything in the KV cache.
+    /// Forgets everything in the KV cache, of every sequence.
     package func clearMemory() {
-        llama_memory_clear(llama_get_memory(pointer), true)
-        cachedTokens.removeAll()
+        llama_memory_clear(memory, true)
     }
 
-    /// Evaluates `tokens` as a prompt. With `reusingCache`, the longest prefix already
-    /// in the cache is kept and only the rest is decoded; when the cache cannot be cut
-    /// there (a sliding-window cache that no longer holds the window), everything is
-    /// evaluated again.
-    /// - Returns: how many tokens came from the cache, or nil if it was aborted.
-    package func evaluate(_ tokens: [Int32], reusingCache: Bool) throws -> Int? {
-        var reused = reusablePrefix(for: tokens, reusingCache: reusingCache)
-        if !keepPrefix(reused) {
-            reused = 0
-        }
-        return try decode(tokens[reused...], startingAt: reused) ? reused : nil
-    }
-
-    /// How many leading tokens of a prompt ``evaluate(_:reusingCache:)`` would take from the cache.
-    package func reusablePrefix(for tokens: [Int32], reusingCache: Bool) -> Int {
-        guard reusingCache, !tokens.isEmpty else { return 0 }
-        // The last token is decoded again for its logits.
-        let count = min(zip(cachedTokens, tokens).prefix { $0 == $1 }.count, tokens.count - 1)
-        return count > 0 && windowEvicted(before: count) ? 0 : count
-    }
-
-    /// Whether a sliding-window cache has dropped positions that a prefix of `count` tokens needs.
-    private func windowEvicted(before count: Int) -> Bool {
-        let window = fullSlidingWindowCache ? 0 : Int(llama_model_n_swa(model.pointer))
-        return window > 0 && Int(llama_memory_seq_pos_min(llama_get_memory(pointer), 0)) > max(0, count - window)
-    }
-
-    /// Cuts the cache back to its first `count` positions; false if that is impossible,
-    /// in which case the cache is empty afterwards.
+    /// Removes the positions `from…` of `sequence` (all of them for 0); false if llama.cpp cannot
+    /// cut a sequence there.
     @discardableResult
-    package func keepPrefix(_ count: Int) -> Bool {
-        guard count > 0, count <= cachedTokens.count else {
-            clearMemory()
-            return count == 0
-        }
-        if windowEvicted(before: count) {
-            clearMemory()       // the positions the window needs have been evicted
-            return false
-        }
-        guard llama_memory_seq_rm(llama_get_memory(pointer), 0, Int32(count), -1) else {
-            clearMemory()
-            return false
-        }
-        cachedTokens.removeSubrange(count...)
-        return true
+    package func removePositions(of sequence: Int32, from start: Int) -> Bool {
+        llama_memory_seq_rm(memory, sequence, Int32(start), -1)
     }
 
-    /// The serialized state of sequence 0 (its KV cache), for saving.
-    package func sequenceState() -> [UInt8] {
-        let size = llama_state_seq_get_size(pointer, 0)
+    /// Makes the positions `0..<count` of `source` also belong to `destination` (which must be
+    /// empty). In a unified cache the cells are shared, not copied.
+    package func sharePrefix(of source: Int32, with destination: Int32, count: Int) {
+        llama_memory_seq_cp(memory, source, destination, 0, Int32(count))
+    }
+
+    /// The smallest position `sequence` still holds (-1 when it is empty).
+    package func firstPosition(of sequence: Int32) -> Int {
+        Int(llama_memory_seq_pos_min(memory, sequence))
+    }
+
+    /// The largest position `sequence` holds (-1 when it is empty).
+    package func lastPosition(of sequence: Int32) -> Int {
+        Int(llama_memory_seq_pos_max(memory, sequence))
+    }
+
+    /// Whether a sliding-window cache has dropped positions of `sequence` that a prefix of
+    /// `count` tokens needs (then that prefix cannot be reused).
+    package func windowEvicted(in sequence: Int32, before count: Int) -> Bool {
+        let window = fullSlidingWindowCache ? 0 : Int(llama_model_n_swa(model.pointer))
+        return window > 0 && firstPosition(of: sequence) > max(0, count - window)
+    }
+
+    /// The serialized state of `sequence` (its KV cache), for saving.
+    package func sequenceState(_ sequence: Int32) -> [UInt8] {
+        let size = llama_state_seq_get_size(pointer, sequence)
         var data = [UInt8](repeating: 0, count: size)
-        let written = data.withUnsafeMutableBufferPointer { llama_state_seq_get_data(pointer, $0.baseAddress, size, 0) }
+        let written = data.withUnsafeMutableBufferPointer { llama_state_seq_get_data(pointer, $0.baseAddress, size, sequence) }
         return Array(data.prefix(written))
     }
 
-    /// Restores sequence 0 from `state`, which holds the keys and values of `tokens`.
-    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` when llama.cpp rejects it;
-    ///   the cache is then empty.
-    package func restoreSequenceState(_ state: [UInt8], tokens: [Int32]) throws {
-        clearMemory()
-        let read = state.withUnsafeBufferPointer { llama_state_seq_set_data(pointer, $0.baseAddress, state.count, 0) }
-        guard read == state.count, Int(llama_memory_seq_pos_max(llama_get_memory(pointer), 0)) == tokens.count - 1 else {
-            clearMemory()
-            throw LocalModel.Error.invalidOption(name: "state", reason: "llama.cpp could not restore the saved cache")
+    /// Restores `sequence` from `state`, which holds the keys and values of `tokenCount` tokens.
+    /// - Returns: false when llama.cpp rejects it; the sequence is then empty.
+    package func restoreSequenceState(_ state: [UInt8], into sequence: Int32, tokenCount: Int) -> Bool {
+        removePositions(of: sequence, from: 0)
+        let read = state.withUnsafeBufferPointer { llama_state_seq_set_data(pointer, $0.baseAddress, state.count, sequence) }
+        guard read == state.count, lastPosition(of: sequence) == tokenCount - 1 else {
+            removePositions(of: sequence, from: 0)
+            return false
         }
-        cachedTokens = tokens
+        return true
+    }
+
+    /// One token of a batch: its id, position and sequence, and whether its logits are wanted.
+    package struct Entry {
+        package var token: Int32
+        package var position: Int
+        package var sequence: Int32
+        package var wantsLogits: Bool
+    }
+
+    /// Decodes one batch of at most ``batchSize`` entries. While it runs, llama.cpp stops early
+    /// once every flag in `cancellations` is raised.
+    /// - Returns: llama.cpp's code: 0 on success, 1 when the cache has no room, 2 when aborted,
+    ///   negative on errors. After a failure the caller drops what each sequence gained.
+    package func decode(_ entries: [Entry], cancellations: [CancellationFlag]) -> Int32 {
+        precondition(entries.count <= batchSize, "a batch larger than n_batch")
+        batch.n_tokens = Int32(entries.count)
+        for (index, entry) in entries.enumerated() {
+            batch.token[index] = entry.token
+            batch.pos[index] = Int32(entry.position)
+            batch.n_seq_id[index] = 1
+            batch.seq_id[index]![0] = entry.sequence
+            batch.logits[index] = entry.wantsLogits ? 1 : 0
+        }
+        abortCondition.flags = cancellations
+        defer { abortCondition.flags = [] }
+        return llama_decode(pointer, batch)
     }
 
     /// Evaluates `tokens` at positions `start…` of sequence 0, in chunks of at most
-    /// ``batchSize`` tokens. Logits are computed for the last token only.
-    /// - Returns: false if it was aborted through the abort flag.
+    /// ``batchSize`` tokens, with logits for the last one (the benchmark's decode path).
     /// - Throws: ``LocalModel/Error/decodeFailed(code:reason:)``.
-    @discardableResult
-    package func decode(_ tokens: ArraySlice<Int32>, startingAt start: Int) throws -> Bool {
-        if start != cachedTokens.count { keepPrefix(start) }
+    package func decode(_ tokens: ArraySlice<Int32>, startingAt start: Int) throws {
         var position = start
         var remaining = tokens
         while !remaining.isEmpty {
-            if abortFlag.isRaised { return false }
             let chunk = remaining.prefix(batchSize)
             remaining = remaining.dropFirst(chunk.count)
-            batch.n_tokens = Int32(chunk.count)
-            for (offset, token) in chunk.enumerated() {
-                batch.token[offset] = token
-                batch.pos[offset] = Int32(position + offset)
-                batch.n_seq_id[offset] = 1
-                batch.seq_id[offset]![0] = 0
-                batch.logits[offset] = (remaining.isEmpty && offset == chunk.count - 1) ? 1 : 0
+            let entries = chunk.enumerated().map { offset, token in
+                Entry(token: token, position: position + offset, sequence: 0,
+                      wantsLogits: remaining.isEmpty && offset == chunk.count - 1)
             }
-            let code = llama_decode(pointer, batch)
-            if code != 0 {
-                keepPrefix(cachedTokens.count)      // drop what an interrupted chunk left behind
-            }
-            switch code {
-            case 0:
-                position += chunk.count
-                cachedTokens += chunk
-            case 2: return false
-            case 1: throw LocalModel.Error.decodeFailed(code: code, reason: "no room left in the KV cache (context of \(contextLength) tokens)")
-            case -1: throw LocalModel.Error.decodeFailed(code: code, reason: "invalid batch")
-            default: throw LocalModel.Error.decodeFailed(code: code, reason: "fatal error inside llama.cpp")
-            }
+            let code = decode(entries, cancellations: [])
+            guard code == 0 else { throw LocalModel.Error.decodeFailed(code: code, reason: Self.describe(code, contextLength)) }
+            position += chunk.count
         }
-        return true
+    }
+
+    /// What a `llama_decode` code means.
+    package static func describe(_ code: Int32, _ contextLength: Int) -> String {
+        switch code {
+        case 1: "no room left in the KV cache (\(contextLength) cells)"
+        case 2: "aborted"
+        case -1: "invalid batch"
+        default: "fatal error inside llama.cpp"
+        }
+    }
+}
+
+/// The flags of the requests in the batch being decoded: llama.cpp stops early only when all
+/// of them are raised, so that cancelling one request never disturbs the others.
+private final class AbortCondition: @unchecked Sendable {
+    /// Written on the decoding thread before and after `llama_decode`; read by ggml's threads during it.
+    var flags: [CancellationFlag] = []
+
+    var shouldAbort: Bool {
+        !flags.isEmpty && flags.allSatisfy(\.isRaised)
     }
 }

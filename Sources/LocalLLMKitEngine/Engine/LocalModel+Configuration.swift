@@ -28,6 +28,18 @@ extension LocalModel {
         /// Load only the vocabulary and metadata, not the weights: enough to tokenize and
         /// render chat templates, fast, but the model cannot generate.
         public var vocabularyOnly: Bool
+        /// How many requests generate at once (llama.cpp's `n_seq_max`): completions and
+        /// conversation turns share one context, and every decode step advances all of them
+        /// together. Each sequence may hold ``contextLength`` tokens, so the KV cache grows
+        /// with this number (and only with it, not with the number of conversations).
+        public var parallelSequences: Int
+        /// How many requests may wait for a free sequence; one more is refused with
+        /// ``LocalModel/Error/busy(queuedRequests:)``.
+        public var maximumQueuedRequests: Int
+        /// Keep every position of a sliding-window model's cache (llama.cpp's `swa_full`), so
+        /// that any cached prefix can be reused by a later request. Costs a full-size cache on
+        /// such models; other models ignore it.
+        public var usesFullSlidingWindowCache: Bool
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -37,7 +49,10 @@ extension LocalModel {
             threads: Int? = nil,
             gpuLayers: Int? = nil,
             usesMemoryMap: Bool = true,
-            vocabularyOnly: Bool = false
+            vocabularyOnly: Bool = false,
+            parallelSequences: Int = 1,
+            maximumQueuedRequests: Int = 64,
+            usesFullSlidingWindowCache: Bool = true
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -46,7 +61,13 @@ extension LocalModel {
             self.gpuLayers = gpuLayers
             self.usesMemoryMap = usesMemoryMap
             self.vocabularyOnly = vocabularyOnly
+            self.parallelSequences = parallelSequences
+            self.maximumQueuedRequests = maximumQueuedRequests
+            self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
         }
+
+        /// The most sequences one context can hold (llama.cpp's `LLAMA_MAX_SEQ`).
+        public static let maximumParallelSequences = 256
 
         /// The default context length cap when ``contextLength`` is nil.
         public static let defaultContextLength = 4096
@@ -69,6 +90,19 @@ extension LocalModel {
             }
             if let threads, !(1...1024).contains(threads) { throw fail("threads", "\(threads) is not between 1 and 1024") }
             if let gpuLayers, gpuLayers < 0 { throw fail("gpuLayers", "\(gpuLayers) is negative") }
+            if !(1...Self.maximumParallelSequences).contains(parallelSequences) {
+                throw fail("parallelSequences", "\(parallelSequences) is not between 1 and \(Self.maximumParallelSequences)")
+            }
+            if batchSize < parallelSequences {
+                throw fail("batchSize", "\(batchSize) is smaller than parallelSequences (\(parallelSequences)): "
+                           + "every decode step carries one token of each sequence")
+            }
+            if let contextLength, contextLength * parallelSequences > 1 << 24 {
+                throw fail("contextLength", "\(contextLength) tokens for each of \(parallelSequences) sequences exceeds \(1 << 24) in all")
+            }
+            if !(0...(1 << 20)).contains(maximumQueuedRequests) {
+                throw fail("maximumQueuedRequests", "\(maximumQueuedRequests) is not between 0 and \(1 << 20)")
+            }
         }
     }
 }

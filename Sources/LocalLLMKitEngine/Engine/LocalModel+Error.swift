@@ -43,6 +43,9 @@ extension LocalModel {
         case decodeFailed(code: Int32, reason: String)
         /// The sampler could not be built or could not sample.
         case samplingFailed(reason: String)
+        /// Every sequence was generating and `queuedRequests` requests were already waiting
+        /// (``LocalModel/Configuration/maximumQueuedRequests``): try again later.
+        case busy(queuedRequests: Int)
     }
 }
 
@@ -83,6 +86,8 @@ extension LocalModel.Error: LocalizedError {
             return "llama_decode failed (code \(code)): \(reason)"
         case .samplingFailed(let reason):
             return "sampling failed: \(reason)"
+        case .busy(let queued):
+            return "the model is busy: every sequence is generating and \(queued) requests are already waiting"
         }
     }
 }

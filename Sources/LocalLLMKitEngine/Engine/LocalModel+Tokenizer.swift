@@ -1,3 +1,5 @@
+import CLlama
+
 extension LocalModel {
     /// The number of tokens in the vocabulary.
     public nonisolated var vocabularySize: Int { tokenizer.vocabularySize }
@@ -27,5 +29,20 @@ extension LocalModel {
     /// Whether `token` ends generation (end of sequence, end of turn…).
     public nonisolated func isEndOfGeneration(_ token: Token) -> Bool {
         tokenizer.isEndOfGeneration(token)
+    }
+}
+
+extension LocalModel {
+    /// The logits after `tokens`, evaluated in one batch on a context of their own (for tests
+    /// that check how close two tokens were).
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)`` or ``LocalModel/Error/decodeFailed(code:reason:)``.
+    package func logits(after tokens: [Token]) throws -> [Float] {
+        try tokenizer.validate(tokens)
+        let context = try makeContext(contextLength: tokens.count + 1, fullSlidingWindowCache: false)
+        try context.decode(tokens[...], startingAt: 0)
+        guard let logits = llama_get_logits_ith(context.pointer, -1) else {
+            throw LocalModel.Error.decodeFailed(code: -1, reason: "no logits")
+        }
+        return Array(UnsafeBufferPointer(start: logits, count: tokenizer.vocabularySize))
     }
 }

@@ -10,12 +10,20 @@ import Foundation
 /// }
 /// ```
 ///
-/// A model owns its llama.cpp handles, and an inference context for completions
-/// (created on first use), and runs all its work on a dedicated thread, which the
-/// model's ``Conversation``s share. Requests are served one at a time, in the
-/// order they arrive: a second request waits for the first and never
-/// interleaves with it. The memory is released when the last reference to the
-/// model goes away.
+/// A model owns its llama.cpp handles and one inference context (created on first use),
+/// with ``Configuration/parallelSequences`` sequences that its completions and its
+/// ``Conversation``s share. Up to that many requests generate at once, advancing together
+/// in every decode step; more wait in a first-come, first-served queue. A new request
+/// starts from the longest prefix of its prompt already in the cache (a shared system
+/// prompt, an earlier turn). All work runs on a dedicated thread. The memory is released
+/// when the last reference to the model goes away.
+///
+/// ```swift
+/// let model = try await LocalModel.load(from: url, configuration: .init(parallelSequences: 4))
+/// async let first = model.complete("The capital of France is", options: .init(maximumResponseTokens: 8))
+/// async let second = model.complete("The capital of Italy is", options: .init(maximumResponseTokens: 8))
+/// let (a, b) = try await (first, second)      // generated in the same decode steps
+/// ```
 public actor LocalModel {
     /// A token id of the model's vocabulary.
     public typealias Token = Int32
@@ -34,7 +42,10 @@ public actor LocalModel {
     package nonisolated let handle: ModelHandle
     package nonisolated let tokenizer: Tokenizer
     private nonisolated let executor: EngineExecutor
-    private var completionContext: InferenceContext?
+    private var batchScheduler: BatchScheduler?
+    /// How many shared contexts the model has created: one once it has generated, whatever
+    /// the number of requests and conversations.
+    package private(set) var sharedContextCount = 0
 
     /// The executor that runs this model's work on its own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -124,25 +135,58 @@ public actor LocalModel {
         return ModelHandle(pointer: model)
     }
 
-    /// The context that completions use, created on first use.
-    /// Runs `body` on the model's executor, where all llama.cpp work on its contexts happens
-    /// (work that no actor of the model owns yet, such as filling a new context).
+    /// Runs `body` on the model's executor, where all llama.cpp work on its contexts happens.
     package func perform<T: Sendable>(_ body: @Sendable () throws -> T) throws -> T {
         try body()
     }
 
-    package func sharedContext() throws -> InferenceContext {
-        if let completionContext { return completionContext }
-        // Completions never reuse a cached prefix, so a sliding-window cache is enough.
-        let context = try makeContext(contextLength: contextLength, fullSlidingWindowCache: false)
-        completionContext = context
-        return context
+    /// The scheduler over the model's shared context, created on first use.
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
+    package func scheduler() throws -> BatchScheduler {
+        if let batchScheduler { return batchScheduler }
+        let sequences = configuration.parallelSequences
+        // Every sequence may grow to the full context length: the unified cache has room for all.
+        let context = try makeContext(contextLength: contextLength * sequences,
+                                      fullSlidingWindowCache: configuration.usesFullSlidingWindowCache, sequences: sequences)
+        let scheduler = BatchScheduler(context: context, tokenizer: tokenizer, executor: executor,
+                                       queueLimit: configuration.maximumQueuedRequests)
+        batchScheduler = scheduler
+        sharedContextCount += 1
+        return scheduler
+    }
+
+    /// Requests waiting for a free sequence now.
+    package var waitingRequestCount: Int { batchScheduler?.waitingCount ?? 0 }
+
+    /// Runs `request` to its end alongside the model's other requests.
+    /// - Throws: the request's validation errors, ``LocalModel/Error/busy(queuedRequests:)``,
+    ///   or the decode or sampling error that ended it.
+    package func generate(_ request: GenerationRequest) async throws -> GenerationOutcome {
+        let scheduler = try scheduler()
+        return try await withCheckedThrowingContinuation { continuation in
+            do {
+                try scheduler.submit(request) { continuation.resume(with: $0) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// The saved state of a sequence that holds a prefix of `tokens` and nothing else (see
+    /// ``BatchScheduler/snapshot(matching:)``).
+    package func cacheSnapshot(matching tokens: [Token]) throws -> (state: [UInt8], tokens: [Token])? {
+        try scheduler().snapshot(matching: tokens)
+    }
+
+    /// Loads a saved sequence state into an idle sequence (see ``BatchScheduler/restore(_:tokens:)``).
+    package func restoreCache(_ state: [UInt8], tokens: [Token]) throws -> Bool {
+        try scheduler().restore(state, tokens: tokens)
     }
 
     /// A new inference context for this model.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
     package nonisolated func makeContext(contextLength: Int, fullSlidingWindowCache: Bool,
-                                 threads: Int? = nil) throws -> InferenceContext {
+                                 sequences: Int = 1, threads: Int? = nil) throws -> InferenceContext {
         guard !configuration.vocabularyOnly else {
             throw LocalModel.Error.contextCreationFailed(reason: "the model was loaded with vocabularyOnly, so it cannot generate")
         }
@@ -159,7 +203,10 @@ public actor LocalModel {
         parameters.n_ctx = UInt32(contextLength)
         parameters.n_batch = UInt32(configuration.batchSize)
         parameters.n_ubatch = UInt32(min(configuration.microBatchSize, configuration.batchSize))
-        parameters.n_seq_max = 1
+        parameters.n_seq_max = UInt32(sequences)
+        // One cache for all sequences: a shared prefix is stored once, and any sequence may use
+        // the room the others leave.
+        parameters.kv_unified = true
         parameters.n_threads = Int32(threadCount)
         parameters.n_threads_batch = Int32(threadCount)
         parameters.no_perf = false

@@ -9,8 +9,9 @@ package final class Sampler {
     /// Builds a sampler for `model` from fully resolved settings and one constraint.
     /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
     package init(model: ModelHandle, sampling: CompletionOptions.Sampling, constraint: SamplingConstraint = .none,
-         thinking: ThinkingBudget? = nil) throws {
+         thinking: ThinkingBudget? = nil, exhaustive: Bool = false) throws {
         var params = llmkit_sampling_defaults()
+        params.exhaustive = exhaustive
         if let seed = sampling.seed { params.seed = seed }
         if let value = sampling.temperature { params.temperature = Float(value) }
         if let value = sampling.topK { params.top_k = Int32(clamping: value) }
@@ -63,10 +64,11 @@ package final class Sampler {
     /// The seed in use.
     package var seed: UInt32 { llmkit_sampler_seed(pointer) }
 
-    /// Samples the next token from the last logits of `context`, and records it.
-    package func sampleAndAccept(from context: InferenceContext) throws -> Int32 {
+    /// Samples the next token from the logits at `index` of the last batch (-1: its last
+    /// logits), and records it.
+    package func sampleAndAccept(from context: InferenceContext, index: Int32 = -1) throws -> Int32 {
         var error: llmkit_error?
-        let token = llmkit_sampler_sample(pointer, context.pointer, -1, &error)
+        let token = llmkit_sampler_sample(pointer, context.pointer, index, &error)
         if let message = Bridge.take(error) { throw LocalModel.Error.samplingFailed(reason: message) }
         guard llmkit_sampler_accept(pointer, token, &error) else {
             throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "the token was rejected")

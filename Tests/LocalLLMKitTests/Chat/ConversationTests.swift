@@ -36,12 +36,11 @@ struct ConversationTests {
         // Dropping the oldest turn changes the prompt right after the instructions. A full
         // cache can be cut there; Gemma 3's window-only cache (512-token window) has evicted
         // the positions it would need, so it must evaluate everything again.
-        let model = try await TestModel.load(.init(contextLength: 2048))
+        let windowModel = try await TestModel.load(.init(contextLength: 2048, usesFullSlidingWindowCache: false))
+        let fullModel = try await TestModel.load(.init(contextLength: 2048))
         let settings = Conversation.Configuration(overflowPolicy: .dropOldestTurns)
-        var windowOnly = settings
-        windowOnly.usesFullSlidingWindowCache = false
-        let window = try Conversation(model: model, instructions: "Be brief.", configuration: windowOnly)
-        let full = try Conversation(model: model, instructions: "Be brief.", configuration: settings)
+        let window = try Conversation(model: windowModel, instructions: "Be brief.", configuration: settings)
+        let full = try Conversation(model: fullModel, instructions: "Be brief.", configuration: settings)
         let long = String(repeating: "The garden has tomatoes, beans and herbs along the southern wall. ", count: 25)
         var fellBack = false, dropped = 0
         for index in 0..<7 {

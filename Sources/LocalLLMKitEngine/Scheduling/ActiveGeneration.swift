@@ -1,0 +1,158 @@
+/// One request while it holds a sequence: its own sampler (and grammar), stop rules,
+/// UTF-8 decoder, statistics and output. The ``BatchScheduler`` feeds it prompt chunks and
+/// sampled tokens; it decides when the request is over.
+package final class ActiveGeneration {
+    package let request: GenerationRequest
+    package let sequence: Int32
+    private let tokenizer: Tokenizer
+    private let sampler: Sampler
+    private let tokenLimit: Int
+    private let clock = ContinuousClock()
+    private let submitted: ContinuousClock.Instant
+    private var promptStart: ContinuousClock.Instant
+
+    /// The prompt tokens not yet decoded, from ``nextPromptIndex`` on.
+    package private(set) var nextPromptIndex: Int
+    /// The token sampled last, which the next step decodes; nil while the prompt is evaluated.
+    package private(set) var pendingToken: Int32?
+    /// How the request ended, once it has.
+    package private(set) var outcome: GenerationOutcome?
+
+    private var decoder = UTF8StreamDecoder()
+    private var matcher: StopSequenceMatcher
+    private var json: BalancedJSONScanner?
+    private var text = ""
+    private var tokens: [Int32] = []
+    private var statistics = GenerationStatistics()
+    private var firstSample: ContinuousClock.Instant?
+    private var lastSample: ContinuousClock.Instant?
+    private var samples = 0
+
+    /// Validates `request` against its limits and builds its sampler; nothing is decoded yet.
+    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)``, ``LocalModel/Error/emptyPrompt``,
+    ///   ``LocalModel/Error/responseLengthExceedsContext(maximumResponseTokens:contextLength:)``,
+    ///   ``LocalModel/Error/promptTooLong(tokens:limit:)`` or ``LocalModel/Error/samplingFailed(reason:)``.
+    package static func validate(_ request: GenerationRequest, tokenizer: Tokenizer) throws {
+        let plan = request.plan
+        try plan.options.validate()
+        try tokenizer.validate(Array(plan.options.sampling.logitBias.keys))
+        guard !plan.promptTokens.isEmpty else { throw LocalModel.Error.emptyPrompt }
+        let reserved = try plan.options.reservedTokens(inContextOf: request.contextLimit)
+        if plan.promptTokens.count > request.contextLimit - reserved {
+            throw LocalModel.Error.promptTooLong(tokens: plan.promptTokens.count, limit: request.contextLimit - reserved)
+        }
+    }
+
+    /// Starts `request` on `sequence`, whose first `cachedTokens` prompt tokens are already in the cache.
+    /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
+    package init(request: GenerationRequest, submitted: ContinuousClock.Instant, sequence: Int32, cachedTokens: Int,
+                 model: ModelHandle, tokenizer: Tokenizer) throws {
+        let plan = request.plan
+        self.request = request
+        self.sequence = sequence
+        self.tokenizer = tokenizer
+        self.sampler = try Sampler(model: model, sampling: plan.options.sampling, constraint: plan.constraint,
+                                   thinking: plan.thinking, exhaustive: plan.samplesExhaustively)
+        self.tokenLimit = min(plan.options.maximumResponseTokens ?? .max, request.contextLimit - plan.promptTokens.count)
+        self.submitted = submitted
+        self.promptStart = clock.now
+        self.nextPromptIndex = cachedTokens
+        self.matcher = StopSequenceMatcher(stopSequences: plan.options.stopSequences + plan.additionalStopSequences)
+        self.json = plan.options.stopsAtBalancedJSON ? BalancedJSONScanner() : nil
+        statistics.promptTokens = plan.promptTokens.count
+        statistics.cachedPromptTokens = cachedTokens
+    }
+
+    /// The prompt's length.
+    package var promptCount: Int { request.plan.promptTokens.count }
+
+    /// Whether its prompt is still being evaluated.
+    package var isEvaluatingPrompt: Bool { pendingToken == nil && outcome == nil }
+
+    /// The tokens of its sequence in the cache once the last decode succeeded: the prompt, then
+    /// every generated token but the pending one.
+    package var position: Int { isEvaluatingPrompt ? nextPromptIndex : promptCount + tokens.count - 1 }
+
+    /// The next prompt tokens to decode, at most `budget`.
+    package func takePrompt(upTo budget: Int) -> ArraySlice<Int32> {
+        let chunk = request.plan.promptTokens[nextPromptIndex...].prefix(budget)
+        nextPromptIndex += chunk.count
+        return chunk
+    }
+
+    /// Undoes ``takePrompt(upTo:)`` after a decode that failed or was aborted.
+    package func returnPrompt(_ count: Int) {
+        nextPromptIndex -= count
+    }
+
+    /// Samples from the logits at `index` of the batch just decoded, and handles the token.
+    /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
+    package func sample(at index: Int32, in context: InferenceContext) throws {
+        if firstSample == nil {
+            statistics.promptDuration = clock.now - promptStart
+            statistics.promptTokensPerSecond = statistics.promptDuration.rate(of: statistics.evaluatedPromptTokens)
+        }
+        let token = try sampler.sampleAndAccept(from: context, index: index)
+        let now = clock.now
+        lastSample = now
+        samples += 1
+        if firstSample == nil {
+            firstSample = now
+            statistics.timeToFirstToken = now - submitted
+        }
+        try accept(token)
+    }
+
+    private func accept(_ token: Int32) throws {
+        let plan = request.plan
+        if tokenizer.isEndOfGeneration(token) && !plan.ignoresEndOfGeneration {
+            return finish(.endOfText)
+        }
+        tokens.append(token)
+        let step = matcher.append(decoder.decode(try tokenizer.piece(token, renderSpecial: plan.preservedTokens.contains(token))))
+        if let end = json?.scan(step.text) {
+            add(String(step.text[..<end]))
+            return finish(.endOfText)
+        }
+        add(step.text)
+        if let sequence = step.stop {
+            return finish(.stopSequence, sequence: sequence)
+        }
+        if tokens.count >= tokenLimit {
+            return finish(.maximumTokens)
+        }
+        pendingToken = token
+    }
+
+    /// Ends the request with `reason` (cancellation included), flushing what the decoders hold back.
+    package func finish(_ reason: StopReason, sequence stopSequence: String? = nil) {
+        guard outcome == nil else { return }
+        var reason = reason
+        var stopSequence = stopSequence
+        if reason != .stopSequence && !(json?.isComplete ?? false) {
+            let step = matcher.append(decoder.finish())
+            add(step.text)
+            if let sequence = step.stop {
+                (reason, stopSequence) = (.stopSequence, sequence)
+            } else {
+                add(matcher.finish())
+            }
+        }
+        if firstSample == nil { statistics.cachedPromptTokens = min(statistics.cachedPromptTokens, promptCount) }
+        statistics.generatedTokens = tokens.count
+        if let firstSample, let lastSample {
+            statistics.generationDuration = lastSample - firstSample
+            statistics.generationTokensPerSecond = statistics.generationDuration.rate(of: samples - 1)
+        }
+        pendingToken = nil
+        outcome = GenerationOutcome(text: text, tokens: tokens, stopReason: reason, stopSequence: stopSequence,
+                                    seed: sampler.seed, statistics: statistics)
+    }
+
+    private func add(_ chunk: String) {
+        guard !chunk.isEmpty else { return }
+        text += chunk
+        request.emit(chunk)
+    }
+}
+

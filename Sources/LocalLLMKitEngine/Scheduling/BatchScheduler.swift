@@ -1,0 +1,241 @@
+/// Continuous batching over one llama.cpp context with several sequences.
+///
+/// Each step builds one `llama_batch`: first the pending token of every generating sequence,
+/// then prompt chunks of requests that are still evaluating their prompt, in the order they
+/// started, up to the context's batch size. Generation therefore always advances, and prompts
+/// take whatever room is left. After the decode, every sequence whose logits were computed
+/// samples with its own sampler. Requests beyond the number of sequences wait in a FIFO queue
+/// of bounded length.
+///
+/// Runs only on the model's ``EngineExecutor``: every step is one job on it, so that other
+/// work of the model (rendering a conversation's prompt, tokenizing) runs between steps.
+package final class BatchScheduler: @unchecked Sendable {
+    package typealias Completion = (Result<GenerationOutcome, any Error>) -> Void
+
+    private struct Waiting {
+        var request: GenerationRequest
+        var submitted: ContinuousClock.Instant
+        var completion: Completion
+    }
+
+    package let context: InferenceContext
+    private let tokenizer: Tokenizer
+    private let executor: EngineExecutor
+    private let queueLimit: Int
+    private var slots: [SequenceSlot]
+    private var completions: [Int32: Completion] = [:]
+    private var waiting: [Waiting] = []
+    /// Slots in the order their requests started: prompt chunks are taken in this order.
+    private var startOrder: [Int] = []
+    private var isStepScheduled = false
+    private var useCounter: UInt64 = 0
+
+    /// A scheduler over `context`, whose sequences it owns from now on.
+    package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int) {
+        self.context = context
+        self.tokenizer = tokenizer
+        self.executor = executor
+        self.queueLimit = queueLimit
+        self.slots = (0..<context.sequenceCount).map { SequenceSlot(id: Int32($0)) }
+    }
+
+    /// Requests generating now.
+    package var activeCount: Int { slots.count { !$0.isIdle } }
+    /// Requests waiting for a sequence.
+    package var waitingCount: Int { waiting.count }
+
+    /// Queues `request`; `completion` is called on the executor once it has ended.
+    /// - Throws: the request's validation errors (see ``ActiveGeneration/validate(_:tokenizer:)``),
+    ///   or ``LocalModel/Error/busy(queuedRequests:)`` when every sequence is busy and the queue is full.
+    package func submit(_ request: GenerationRequest, completion: @escaping Completion) throws {
+        try ActiveGeneration.validate(request, tokenizer: tokenizer)
+        // Requests already waiting take the idle sequences first; the rest is the queue.
+        let queued = max(0, waiting.count - slots.count(where: \.isIdle))
+        if queued >= queueLimit && waiting.count >= slots.count(where: \.isIdle) {
+            throw LocalModel.Error.busy(queuedRequests: queued)
+        }
+        waiting.append(Waiting(request: request, submitted: ContinuousClock.now, completion: completion))
+        scheduleStep()
+    }
+
+    private func scheduleStep() {
+        guard !isStepScheduled else { return }
+        isStepScheduled = true
+        executor.schedule { [self] in step() }
+    }
+
+    /// One decode step for every request that has work.
+    private func step() {
+        isStepScheduled = false
+        dropCancelled()
+        admitWaiting()
+        var entries: [InferenceContext.Entry] = []
+        var flags: [CancellationFlag] = []
+        var promptTaken: [(slot: Int, count: Int)] = []
+        for index in slots.indices {
+            guard let generation = slots[index].generation, let token = generation.pendingToken else { continue }
+            entries.append(.init(token: token, position: generation.position, sequence: slots[index].id, wantsLogits: true))
+            flags.append(generation.request.cancellation)
+        }
+        for index in startOrder where entries.count < context.batchSize {
+            guard let generation = slots[index].generation, generation.isEvaluatingPrompt,
+                  generation.nextPromptIndex < generation.promptCount else { continue }
+            let start = generation.nextPromptIndex
+            let chunk = generation.takePrompt(upTo: context.batchSize - entries.count)
+            let isLast = generation.nextPromptIndex == generation.promptCount
+            for (offset, token) in chunk.enumerated() {
+                entries.append(.init(token: token, position: start + offset, sequence: slots[index].id,
+                                     wantsLogits: isLast && offset == chunk.count - 1))
+            }
+            flags.append(generation.request.cancellation)
+            promptTaken.append((index, chunk.count))
+        }
+        if !entries.isEmpty { decode(entries, flags: flags, promptTaken: promptTaken) }
+        if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
+    }
+
+    private func decode(_ entries: [InferenceContext.Entry], flags: [CancellationFlag], promptTaken: [(slot: Int, count: Int)]) {
+        let code = context.decode(entries, cancellations: flags)
+        guard code == 0 else {
+            // Nothing of this batch counts: each sequence goes back to what it held before.
+            for (index, count) in promptTaken { slots[index].generation?.returnPrompt(count) }
+            for index in Set(entries.map { Int($0.sequence) }) {
+                context.removePositions(of: slots[index].id, from: slots[index].tokens.count)
+            }
+            if code != 2 {              // 2: aborted because every request in it was cancelled
+                let error = LocalModel.Error.decodeFailed(code: code, reason: InferenceContext.describe(code, context.contextLength))
+                for index in Set(entries.map { Int($0.sequence) }) { fail(index, error) }
+            }
+            return
+        }
+        for (batchIndex, entry) in entries.enumerated() {
+            let index = Int(entry.sequence)
+            slots[index].tokens.append(entry.token)
+            guard entry.wantsLogits, let generation = slots[index].generation else { continue }
+            do {
+                try generation.sample(at: Int32(batchIndex), in: context)
+            } catch {
+                fail(index, error)
+                continue
+            }
+            if generation.outcome != nil { release(index) }
+        }
+    }
+
+    /// Ends cancelled requests, running or waiting: their sequences are free at once.
+    private func dropCancelled() {
+        for index in slots.indices {
+            guard let generation = slots[index].generation, generation.request.cancellation.isRaised else { continue }
+            generation.finish(.cancelled)
+            release(index)
+        }
+        let cancelled = waiting.filter { $0.request.cancellation.isRaised }
+        waiting.removeAll { $0.request.cancellation.isRaised }
+        for request in cancelled {
+            var statistics = GenerationStatistics()
+            statistics.promptTokens = request.request.plan.promptTokens.count
+            request.completion(.success(GenerationOutcome(text: "", tokens: [], stopReason: .cancelled, stopSequence: nil,
+                                                          seed: request.request.plan.options.sampling.seed ?? 0,
+                                                          statistics: statistics)))
+        }
+    }
+
+    /// Starts waiting requests, first come first served, while sequences are idle.
+    private func admitWaiting() {
+        while let next = waiting.first {
+            guard let placement = SlotPlacement.choose(
+                for: next.request.plan.promptTokens, in: slots, reusingCache: next.request.plan.reusesCache,
+                usable: { [context, slots] index, count in !context.windowEvicted(in: slots[index].id, before: count) })
+            else { return }
+            waiting.removeFirst()
+            let cached = prepare(placement)
+            do {
+                let generation = try ActiveGeneration(request: next.request, submitted: next.submitted,
+                                                      sequence: slots[placement.slot].id, cachedTokens: cached,
+                                                      model: context.model, tokenizer: tokenizer)
+                useCounter += 1
+                slots[placement.slot].generation = generation
+                slots[placement.slot].lastUsed = useCounter
+                completions[slots[placement.slot].id] = next.completion
+                startOrder.append(placement.slot)
+            } catch {
+                next.completion(.failure(error))
+            }
+        }
+    }
+
+    /// Makes the placement's slot hold exactly the reused prefix; returns its length.
+    private func prepare(_ placement: SlotPlacement) -> Int {
+        let target = placement.slot
+        var count = placement.cachedTokens
+        if let source = placement.source {
+            context.removePositions(of: slots[target].id, from: 0)
+            if count > 0 { context.sharePrefix(of: slots[source].id, with: slots[target].id, count: count) }
+            slots[target].tokens = Array(slots[source].tokens.prefix(count))
+        } else if !context.removePositions(of: slots[target].id, from: count) {
+            context.removePositions(of: slots[target].id, from: 0)
+            count = 0
+        }
+        slots[target].tokens.removeSubrange(min(count, slots[target].tokens.count)...)
+        return count
+    }
+
+    private func fail(_ index: Int, _ error: any Error) {
+        guard slots[index].generation != nil else { return }
+        slots[index].generation = nil
+        startOrder.removeAll { $0 == index }
+        completions.removeValue(forKey: slots[index].id)?(.failure(error))
+    }
+
+    private func release(_ index: Int) {
+        guard let outcome = slots[index].generation?.outcome else { return }
+        slots[index].generation = nil
+        startOrder.removeAll { $0 == index }
+        completions.removeValue(forKey: slots[index].id)?(.success(outcome))
+    }
+}
+
+extension BatchScheduler {
+    /// The longest prefix of `prompt` that a new request would take from the cache now.
+    package func reusablePrefix(of prompt: [Int32]) -> Int {
+        slots.indices.map { index in
+            let count = slots[index].reusablePrefix(of: prompt)
+            return context.windowEvicted(in: slots[index].id, before: count) ? 0 : count
+        }.max() ?? 0
+    }
+
+    /// The saved state of an idle sequence that holds a prefix of `tokens` and nothing else
+    /// (the longest such), with the tokens it holds; nil when none does.
+    package func snapshot(matching tokens: [Int32]) -> (state: [UInt8], tokens: [Int32])? {
+        let candidates = slots.filter { slot in
+            slot.isIdle && !slot.tokens.isEmpty && slot.tokens.count <= tokens.count && tokens.starts(with: slot.tokens)
+        }
+        guard let slot = candidates.max(by: { $0.tokens.count < $1.tokens.count }) else { return nil }
+        return (context.sequenceState(slot.id), slot.tokens)
+    }
+
+    /// Loads a saved sequence `state` holding `tokens` into the least recently used idle
+    /// sequence, so that a later request can reuse it.
+    /// - Returns: false when no sequence is idle (nothing is loaded then).
+    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` when llama.cpp rejects the state;
+    ///   the sequence then holds what it held before.
+    package func restore(_ state: [UInt8], tokens: [Int32]) throws -> Bool {
+        let idle = slots.indices.filter { slots[$0].isIdle }
+        guard let index = idle.min(by: { (slots[$0].tokens.isEmpty ? 0 : 1, slots[$0].lastUsed)
+                                         < (slots[$1].tokens.isEmpty ? 0 : 1, slots[$1].lastUsed) }) else { return false }
+        let id = slots[index].id
+        // A state llama.cpp rejects must not cost the sequence what it held.
+        let backup = slots[index].tokens.isEmpty ? nil : (state: context.sequenceState(id), tokens: slots[index].tokens)
+        slots[index].tokens = []
+        guard context.restoreSequenceState(state, into: id, tokenCount: tokens.count) else {
+            if let backup, context.restoreSequenceState(backup.state, into: id, tokenCount: backup.tokens.count) {
+                slots[index].tokens = backup.tokens
+            }
+            throw LocalModel.Error.invalidOption(name: "state", reason: "llama.cpp could not restore the saved cache")
+        }
+        useCounter += 1
+        slots[index].tokens = tokens
+        slots[index].lastUsed = useCounter
+        return true
+    }
+}

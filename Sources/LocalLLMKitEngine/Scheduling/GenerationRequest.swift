@@ -1,0 +1,21 @@
+/// One request handed to the ``BatchScheduler``: a plan, its limits, and where its output goes.
+package struct GenerationRequest: Sendable {
+    /// What to generate.
+    package var plan: GenerationPlan
+    /// The most tokens (prompt plus answer) its sequence may hold: the model's context length,
+    /// or a conversation's smaller cap.
+    package var contextLimit: Int
+    /// Raised to stop it.
+    package var cancellation: CancellationFlag
+    /// Receives each chunk of text, on the model's thread.
+    package var emit: @Sendable (String) -> Void
+
+    /// A request for `plan`.
+    package init(plan: GenerationPlan, contextLimit: Int, cancellation: CancellationFlag,
+                 emit: @escaping @Sendable (String) -> Void) {
+        self.plan = plan
+        self.contextLimit = contextLimit
+        self.cancellation = cancellation
+        self.emit = emit
+    }
+}

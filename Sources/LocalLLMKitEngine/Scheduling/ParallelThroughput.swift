@@ -1,0 +1,106 @@
+import CLlama
+
+extension LocalModel {
+    /// One measurement of ``LocalModel/measureParallelThroughput(promptTokens:generatedTokens:sequences:)``,
+    /// in llama-batched-bench's terms.
+    package struct ParallelThroughput: Sendable, Equatable {
+        /// Prompt tokens per sequence (`pp`).
+        package var promptTokens: Int
+        /// Tokens generated per sequence after the first (`tg`): each costs one decode step.
+        package var generatedTokens: Int
+        /// Sequences generating at once (`pl`, B).
+        package var sequences: Int
+        /// Seconds from submitting the requests until every prompt was evaluated and its first
+        /// token sampled (`t_pp`).
+        package var promptSeconds: Double
+        /// Seconds for the generation steps after that (`t_tg`).
+        package var generationSeconds: Double
+
+        /// The KV cells in use at the end (`n_kv`).
+        package var cacheCells: Int { sequences * (promptTokens + generatedTokens) }
+        /// Prompt tokens per second, over all sequences (`speed_pp`).
+        package var promptTokensPerSecond: Double { Double(sequences * promptTokens) / promptSeconds }
+        /// Generated tokens per second, over all sequences (`speed_tg`).
+        package var generationTokensPerSecond: Double { Double(sequences * generatedTokens) / generationSeconds }
+        /// All tokens over all time (`speed`).
+        package var tokensPerSecond: Double { Double(cacheCells) / (promptSeconds + generationSeconds) }
+    }
+
+    /// Measures what llama-batched-bench measures, through the batch scheduler that serves real
+    /// requests: `sequences` requests of `promptTokens` random tokens each are submitted at once,
+    /// with greedy sampling, and each generates `generatedTokens + 1` tokens (the first comes from
+    /// the prompt's logits), past end-of-generation tokens. Nothing is reused from the cache.
+    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` when the model has fewer
+    ///   sequences or too short a context, or the error that stopped a request.
+    package func measureParallelThroughput(promptTokens: Int, generatedTokens: Int, sequences: Int) async throws -> ParallelThroughput {
+        guard (1...configuration.parallelSequences).contains(sequences) else {
+            throw LocalModel.Error.invalidOption(name: "sequences", reason: "\(sequences) is not between 1 and the model's \(configuration.parallelSequences) parallel sequences")
+        }
+        guard promptTokens >= 1, generatedTokens >= 1, promptTokens + generatedTokens + 1 <= contextLength else {
+            throw LocalModel.Error.invalidOption(name: "test", reason: "pp \(promptTokens) + tg \(generatedTokens) does not fit a context of \(contextLength)")
+        }
+        var random = SplitMix64()
+        let vocabulary = Int32(tokenizer.vocabularySize)
+        let bos = tokenizer.addsBeginningOfSequence ? llama_vocab_bos(handle.vocabulary) : nil
+        let plans = (0..<sequences).map { _ in
+            var tokens = (0..<promptTokens).map { _ in Int32.random(in: 0..<vocabulary, using: &random) }
+            if let bos { tokens[0] = bos }
+            var plan = GenerationPlan(promptTokens: tokens, options: .init(maximumResponseTokens: generatedTokens + 1,
+                                                                          sampling: .greedy))
+            plan.ignoresEndOfGeneration = true
+            return plan
+        }
+        let outcomes = try await generateTogether(plans)
+        let firstTokens = outcomes.map(\.statistics.timeToFirstToken.seconds).max() ?? 0
+        let ends = outcomes.map { $0.statistics.timeToFirstToken.seconds + $0.statistics.generationDuration.seconds }.max() ?? 0
+        return ParallelThroughput(promptTokens: promptTokens, generatedTokens: generatedTokens, sequences: sequences,
+                                  promptSeconds: firstTokens, generationSeconds: ends - firstTokens)
+    }
+
+    /// Submits every plan in one go (so that they start in the same step) and waits for all.
+    package func generateTogether(_ plans: [GenerationPlan]) async throws -> [GenerationOutcome] {
+        let scheduler = try scheduler()
+        let contextLimit = contextLength
+        return try await withCheckedThrowingContinuation { continuation in
+            let flags = plans.map { _ in CancellationFlag() }
+            let collector = OutcomeCollector(flags: flags, continuation: continuation)
+            for (index, plan) in plans.enumerated() {
+                let request = GenerationRequest(plan: plan, contextLimit: contextLimit, cancellation: flags[index]) { _ in }
+                do {
+                    try scheduler.submit(request) { collector.record($0, at: index) }
+                } catch {
+                    collector.record(.failure(error), at: index)
+                }
+            }
+        }
+    }
+}
+
+/// Gathers the outcomes of several requests (on the model's thread) and resumes once; the
+/// first failure cancels the others.
+private final class OutcomeCollector: @unchecked Sendable {
+    private let flags: [CancellationFlag]
+    private var outcomes: [GenerationOutcome?]
+    private var continuation: CheckedContinuation<[GenerationOutcome], any Error>?
+
+    init(flags: [CancellationFlag], continuation: CheckedContinuation<[GenerationOutcome], any Error>) {
+        self.flags = flags
+        outcomes = Array(repeating: nil, count: flags.count)
+        self.continuation = continuation
+    }
+
+    func record(_ result: Result<GenerationOutcome, any Error>, at index: Int) {
+        switch result {
+        case .success(let outcome):
+            outcomes[index] = outcome
+            if outcomes.allSatisfy({ $0 != nil }) {
+                continuation?.resume(returning: outcomes.compactMap { $0 })
+                continuation = nil
+            }
+        case .failure(let error):
+            flags.forEach { $0.raise() }
+            continuation?.resume(throwing: error)
+            continuation = nil
+        }
+    }
+}

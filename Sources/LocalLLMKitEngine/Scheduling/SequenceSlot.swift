@@ -1,0 +1,62 @@
+/// One sequence of the shared context: what its KV cache holds, and whether a request uses it.
+struct SequenceSlot {
+    /// llama.cpp's sequence id.
+    let id: Int32
+    /// The tokens whose keys and values the sequence holds, from position 0 on.
+    var tokens: [Int32] = []
+    /// The request generating on it, if any.
+    var generation: ActiveGeneration?
+    /// When it was last used (a counter), for least-recently-used eviction.
+    var lastUsed: UInt64 = 0
+
+    var isIdle: Bool { generation == nil }
+
+    /// How many leading tokens of `prompt` the sequence holds, leaving the last one to be
+    /// decoded again for its logits.
+    func reusablePrefix(of prompt: [Int32]) -> Int {
+        var count = 0
+        let limit = min(tokens.count, prompt.count - 1)
+        while count < limit && tokens[count] == prompt[count] { count += 1 }
+        return count
+    }
+}
+
+/// Where a new request goes, and how much of its prompt is already in the cache.
+struct SlotPlacement: Equatable {
+    /// The slot it will generate on.
+    var slot: Int
+    /// Another slot whose first ``cachedTokens`` tokens are shared into ``slot``, if any.
+    var source: Int?
+    /// Prompt tokens that need not be evaluated.
+    var cachedTokens: Int
+
+    /// Chooses a slot for `prompt` among `slots`, as llama-server does with `cache_prompt`:
+    /// the longest cached prefix of any sequence (idle or busy) is reused. An idle sequence
+    /// that holds nothing else is taken as it is; otherwise the least recently used idle
+    /// sequence (an empty one first) takes a shared copy of the prefix, so that the cache of
+    /// another conversation survives. Nil when no sequence is idle.
+    /// - Parameter usable: whether a slot's first `n` tokens are still whole in the cache
+    ///   (a sliding window can have dropped them).
+    static func choose(for prompt: [Int32], in slots: [SequenceSlot], reusingCache: Bool,
+                       usable: (Int, Int) -> Bool) -> SlotPlacement? {
+        let idle = slots.indices.filter { slots[$0].isIdle }
+        guard !idle.isEmpty else { return nil }
+        var best: (slot: Int, count: Int)?
+        if reusingCache {
+            for index in slots.indices {
+                let count = slots[index].reusablePrefix(of: prompt)
+                if count > (best?.count ?? 0), usable(index, count) { best = (index, count) }
+            }
+        }
+        if let best, slots[best.slot].isIdle,
+           slots[best.slot].tokens.count == best.count || idle == [best.slot] {
+            return SlotPlacement(slot: best.slot, source: nil, cachedTokens: best.count)
+        }
+        let candidates = idle.filter { $0 != best?.slot }
+        let target = candidates.min { a, b in
+            (slots[a].tokens.isEmpty ? 0 : 1, slots[a].lastUsed) < (slots[b].tokens.isEmpty ? 0 : 1, slots[b].lastUsed)
+        }!
+        guard let best else { return SlotPlacement(slot: target, source: nil, cachedTokens: 0) }
+        return SlotPlacement(slot: target, source: best.slot, cachedTokens: best.count)
+    }
+}

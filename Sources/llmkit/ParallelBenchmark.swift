@@ -1,0 +1,93 @@
+import Foundation
+import LocalLLMKit
+
+/// `llmkit bench --parallel B[,B…]`: llama-batched-bench's measurement (`-npp P -ntg T -npl B…`)
+/// through the batch scheduler that serves real requests, in its table or its JSONL lines.
+enum ParallelBenchmark {
+    /// One line of llama-batched-bench's `--output-format jsonl`, with its field names.
+    struct Line: Encodable {
+        let nKvMax: Int
+        let nBatch: Int
+        let nUbatch: Int
+        let flashAttn: Int
+        let isPpShared: Int
+        let nGpuLayers: Int
+        let nThreads: Int
+        let nThreadsBatch: Int
+        let pp: Int
+        let tg: Int
+        let pl: Int
+        let nKv: Int
+        let tPp: Double
+        let speedPp: Double
+        let tTg: Double
+        let speedTg: Double
+        let t: Double
+        let speed: Double
+    }
+
+    /// The model configuration the test needs: as many sequences as the largest B, each with
+    /// room for its prompt and answer (unless `--context` says otherwise).
+    static func configuration(_ arguments: ParsedArguments, sequences: [Int], promptTokens: Int, generatedTokens: Int) throws
+        -> LocalModel.Configuration {
+        var configuration = try ModelOptions.configuration(arguments)
+        configuration.parallelSequences = sequences.max() ?? 1
+        configuration.batchSize = max(configuration.batchSize, configuration.parallelSequences)
+        if configuration.contextLength == nil { configuration.contextLength = promptTokens + generatedTokens + 1 }
+        return configuration
+    }
+
+    static func run(_ arguments: ParsedArguments, sequences: [Int]) async throws -> ExitCode {
+        let prompt = try arguments.integerList("--n-prompt", in: 1...1_000_000)?.first ?? 128
+        let generated = try arguments.integerList("--n-gen", in: 1...1_000_000)?.first ?? 128
+        let configuration = try configuration(arguments, sequences: sequences, promptTokens: prompt, generatedTokens: generated)
+        let model = try await ModelOptions.load(arguments, configuration: configuration)
+        let jsonl = arguments.has("--jsonl")
+        // llama-batched-bench warms up with one decode; one short request does the same here.
+        _ = try await model.measureParallelThroughput(promptTokens: min(16, prompt), generatedTokens: 1, sequences: 1)
+        if !jsonl {
+            Console.out("\nllmkit bench --parallel: n_kv_max = \(model.contextLength * configuration.parallelSequences), "
+                        + "n_batch = \(configuration.batchSize), n_ubatch = \(configuration.microBatchSize), "
+                        + "n_gpu_layers = \(model.gpuLayerCount), n_threads = \(configuration.effectiveThreads)\n\n")
+            Console.out(row(["PP", "TG", "B", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s", "T s", "S t/s"]))
+            Console.out("|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n")
+        }
+        for count in sequences {
+            let result = try await model.measureParallelThroughput(promptTokens: prompt, generatedTokens: generated, sequences: count)
+            if jsonl {
+                try Console.printJSONLine(line(result, model: model, configuration: configuration))
+            } else {
+                Console.out(row([
+                    "\(result.promptTokens)", "\(result.generatedTokens)", "\(result.sequences)", "\(result.cacheCells)",
+                    format(result.promptSeconds, 3), format(result.promptTokensPerSecond, 2),
+                    format(result.generationSeconds, 3), format(result.generationTokensPerSecond, 2),
+                    format(result.promptSeconds + result.generationSeconds, 3), format(result.tokensPerSecond, 2),
+                ]))
+            }
+        }
+        return .success
+    }
+
+    static func line(_ result: LocalModel.ParallelThroughput, model: LocalModel, configuration: LocalModel.Configuration) -> Line {
+        Line(nKvMax: model.contextLength * configuration.parallelSequences, nBatch: configuration.batchSize,
+             nUbatch: min(configuration.microBatchSize, configuration.batchSize), flashAttn: -1, isPpShared: 0,
+             nGpuLayers: model.gpuLayerCount, nThreads: configuration.effectiveThreads,
+             nThreadsBatch: configuration.effectiveThreads, pp: result.promptTokens, tg: result.generatedTokens,
+             pl: result.sequences, nKv: result.cacheCells, tPp: result.promptSeconds, speedPp: result.promptTokensPerSecond,
+             tTg: result.generationSeconds, speedTg: result.generationTokensPerSecond,
+             t: result.promptSeconds + result.generationSeconds, speed: result.tokensPerSecond)
+    }
+
+    /// A row of llama-batched-bench's table: the first four columns 6, 6, 4 and 6 wide, the rest 8.
+    private static func row(_ cells: [String]) -> String {
+        let widths = [6, 6, 4, 6, 8, 8, 8, 8, 8, 8]
+        let padded = zip(cells, widths).map { cell, width in
+            String(repeating: " ", count: max(0, width - cell.count)) + cell
+        }
+        return "|" + padded.map { "\($0) " }.joined(separator: "| ") + "|\n"
+    }
+
+    private static func format(_ value: Double, _ digits: Int) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Continuous batching: `llmkit bench --parallel` against `llama-batched-bench`, in one run.
+
+Both run the same test (-npp P -ntg T -npl B…, unified KV cache, same threads and batch
+sizes) and print llama-batched-bench's JSONL lines. They are ABBA-paired (llmkit,
+batched-bench, batched-bench, llmkit, …) so that drift in the machine's speed hits both
+alike. For every B the ratio is llmkit's median over batched-bench's median, for prompt
+(S_PP), generation (S_TG) and total (S) throughput.
+
+With --mixed, it also runs `llmkit bench --parallel B --mixed`: B clients sending real
+requests (different prompt lengths, arriving over time, each with its own sampler), and
+compares its steady-state throughput with batched-bench's at the same B and the workload's
+mean prompt and answer lengths: generated tokens per second against batched-bench's
+generated tokens over its whole time (B·T / (t_pp + t_tg)), since both include the prompts'
+evaluation, and all tokens per second against S.
+
+Usage: bench/batched.py [--model PATH] [--threads N] [-p P] [-n T] [--parallel 1,2,4,8]
+                        [--pairs N] [--mixed [B]] [--duration S] [--ngl N] [--llmkit PATH]
+                        [--prefix DIR] [--json FILE]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from compare import default_model, run  # noqa: E402
+
+
+def jsonl(output: str) -> list[dict]:
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default=default_model())
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("-p", type=int, default=128, help="prompt tokens per sequence")
+    parser.add_argument("-n", type=int, default=64, help="generated tokens per sequence")
+    parser.add_argument("--parallel", default="1,2,4,8", help="sequence counts B")
+    parser.add_argument("--pairs", type=int, default=2, help="ABBA pairs")
+    parser.add_argument("--mixed", type=int, nargs="?", const=0, default=None,
+                        help="also the mixed workload, at this B (default: the largest)")
+    parser.add_argument("--duration", type=int, default=40, help="seconds of the mixed workload")
+    parser.add_argument("--ngl", type=int, default=None, help="GPU layers for both (default: each tool's own)")
+    parser.add_argument("--llmkit", default=str(ROOT / ".build/release/llmkit"))
+    parser.add_argument("--prefix", default=os.environ.get("LLMKIT_PREFIX", "/usr/local"))
+    parser.add_argument("--json", help="also write every line and the ratios to this file")
+    args = parser.parse_args()
+
+    counts = [int(b) for b in args.parallel.split(",")]
+    batched = os.path.join(args.prefix, "bin", "llama-batched-bench")
+    context = max(counts) * (args.p + args.n + 1)
+    gpu = ["-ngl", str(args.ngl)] if args.ngl is not None else []
+    ours = [args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads), "-p", str(args.p),
+            "-n", str(args.n), "--parallel", args.parallel, "--jsonl", *gpu]
+    theirs = [batched, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads), "-c", str(context),
+              "-b", "2048", "-ub", "512", "-npp", str(args.p), "-ntg", str(args.n), "-npl", args.parallel,
+              "-kvu", "--output-format", "jsonl", *gpu]
+
+    lines = {"llmkit": [], "llama-batched-bench": []}
+    for pair in range(args.pairs):
+        order = [("llmkit", ours), ("llama-batched-bench", theirs)]
+        for name, command in (order if pair % 2 == 0 else order[::-1]) + (order[::-1] if pair % 2 == 0 else order):
+            found = jsonl(run(command))
+            if len(found) != len(counts):
+                sys.exit(f"{name} printed {len(found)} lines for {len(counts)} values of B")
+            lines[name] += found
+            print(f"pair {pair + 1}: {name}: " + ", ".join(f"B={l['pl']} S_TG {l['speed_tg']:.1f}" for l in found),
+                  file=sys.stderr)
+
+    def median(name: str, b: int, key: str) -> float:
+        return statistics.median(l[key] for l in lines[name] if l["pl"] == b)
+
+    ratios = []
+    print(f"\n{os.path.basename(args.model)}, pp{args.p} tg{args.n}, {args.threads} threads, {args.pairs} ABBA pairs "
+          f"(medians of {2 * args.pairs} runs each)\n")
+    print("|  B | llmkit S_PP | batched S_PP | ratio | llmkit S_TG | batched S_TG | ratio | llmkit S | batched S | ratio |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for b in counts:
+        row = {"pl": b}
+        cells = []
+        for key in ("speed_pp", "speed_tg", "speed"):
+            a, c = median("llmkit", b, key), median("llama-batched-bench", b, key)
+            row[key] = {"llmkit": a, "llama-batched-bench": c, "ratio": a / c}
+            cells += [f"{a:.1f}", f"{c:.1f}", f"**{a / c:.3f}**"]
+        ratios.append(row)
+        print(f"| {b} | " + " | ".join(cells) + " |")
+
+    mixed = None
+    if args.mixed is not None:
+        b = args.mixed or max(counts)
+        report = json.loads(run([args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads),
+                                 "--parallel", str(b), "--mixed", "--duration", str(args.duration), "--json", *gpu]))
+        pp, tg = round(report["mean_prompt_tokens"]), round(report["mean_generated_tokens"])
+        reference = jsonl(run([batched, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads),
+                               "-c", str(b * (pp + tg + 1)), "-b", "2048", "-ub", "512", "-npp", str(pp),
+                               "-ntg", str(tg), "-npl", str(b), "-kvu", "--output-format", "jsonl", *gpu]))[0]
+        generated = reference["pl"] * reference["tg"] / reference["t"]
+        mixed = {"llmkit": report, "llama-batched-bench": reference,
+                 "generation_ratio": report["generation_tokens_per_second"] / generated,
+                 "total_ratio": report["tokens_per_second"] / reference["speed"]}
+        print(f"\nmixed workload: {b} clients, {report['requests']} requests, mean prompt {pp} and answer {tg} tokens")
+        print(f"  generated tokens: llmkit {report['generation_tokens_per_second']:.1f} t/s (steady state) vs "
+              f"batched-bench {generated:.1f} (B·T over t_pp + t_tg): **{mixed['generation_ratio']:.3f}**")
+        print(f"  all tokens: llmkit {report['tokens_per_second']:.1f} t/s (evaluated prompt and generated, steady "
+              f"state) vs batched-bench S {reference['speed']:.1f}: **{mixed['total_ratio']:.3f}**")
+
+    if args.json:
+        Path(args.json).write_text(json.dumps({"lines": lines, "ratios": ratios, "mixed": mixed}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
