@@ -99,13 +99,8 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
     return token;
 }
 
-// The  likeliest tokens by raw logit (plus the boosted ones), through the chain.
-llama_token sample_prefiltered(llmkit_sampler & s, llama_context * ctx, int32_t index) {
-    const float * logits = llama_get_logits_ith(ctx, index);
-    if (!logits) {
-        throw std::invalid_argument("no logits at batch index " + std::to_string(index));
-    }
-    const int32_t n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(ctx)));
+// The `prefilter` likeliest tokens by raw logit (plus the boosted ones), through the chain.
+llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t n_vocab) {
     // The maximum of every block of 64 logits; the prefilter-th largest of those maxima is a
     // threshold that at least `prefilter` logits reach, so every one of the likeliest tokens is
     // in a block whose maximum reaches it.
@@ -127,10 +122,13 @@ llama_token sample_prefiltered(llmkit_sampler & s, llama_context * ctx, int32_t 
         for (; i < end; ++i) m = logits[i] > m ? logits[i] : m;
         maxima[b] = m;
     }
-    const size_t wanted = std::min<size_t>(s.prefilter, (size_t) n_blocks);
-    s.order.assign(maxima.begin(), maxima.end());
-    std::nth_element(s.order.begin(), s.order.begin() + (wanted - 1), s.order.end(), std::greater<float>());
-    const float threshold = s.order[wanted - 1];
+    // With fewer blocks than candidates (a small vocabulary), every token is a candidate.
+    float threshold = -INFINITY;
+    if ((size_t) n_blocks >= s.prefilter) {
+        s.order.assign(maxima.begin(), maxima.end());
+        std::nth_element(s.order.begin(), s.order.begin() + (s.prefilter - 1), s.order.end(), std::greater<float>());
+        threshold = s.order[s.prefilter - 1];
+    }
     auto & heap = s.heap;
     heap.clear();
     for (int32_t b = 0; b < n_blocks; ++b) {
@@ -365,13 +363,31 @@ extern "C" int32_t llmkit_sampler_sample(llmkit_sampler * sampler, llama_context
             throw std::invalid_argument("sample needs a sampler and a context");
         }
         if (sampler->prefilter > 0) {
-            return sample_prefiltered(*sampler, context, index);
+            const float * logits = llama_get_logits_ith(context, index);
+            if (!logits) {
+                throw std::invalid_argument("no logits at batch index " + std::to_string(index));
+            }
+            return sample_prefiltered(*sampler, logits, llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(context))));
         }
         const llama_token token = common_sampler_sample(sampler->impl, context, index);
         if (!sampler->grammar || grammar_allows(sampler->grammar, token)) {
             return token;
         }
         return resample_with_grammar(*sampler, context, index);
+    });
+}
+
+extern "C" bool llmkit_sampler_samples_logits(const llmkit_sampler * sampler) {
+    return sampler && sampler->prefilter > 0;
+}
+
+extern "C" int32_t llmkit_sampler_sample_logits(llmkit_sampler * sampler, const float * logits, int32_t n_vocab,
+                                                llmkit_error * error) {
+    return llmkit::guarded<int32_t>(error, -1, [&]() -> int32_t {
+        if (!sampler || sampler->prefilter == 0 || !logits || n_vocab <= 0) {
+            throw std::invalid_argument("sampling from logits needs a sampler without a grammar, and logits");
+        }
+        return sample_prefiltered(*sampler, logits, n_vocab);
     });
 }
 

@@ -101,6 +101,16 @@ llmkit_sampler * llmkit_sampler_create(const struct llama_model * model,
 int32_t llmkit_sampler_sample(llmkit_sampler * sampler, struct llama_context * context,
                               int32_t index, llmkit_error * error);
 
+/// Whether the sampler can sample from a logits array alone (no grammar, no reasoning budget,
+/// a top-k): then llmkit_sampler_sample_logits works, and touches nothing but the sampler, so
+/// different samplers can sample on different threads at once.
+bool llmkit_sampler_samples_logits(const llmkit_sampler * sampler);
+
+/// Samples a token from `logits` (`n_vocab` values, from llama_get_logits_ith). Only for a
+/// sampler for which llmkit_sampler_samples_logits is true. Returns -1 and sets `*error` on failure.
+int32_t llmkit_sampler_sample_logits(llmkit_sampler * sampler, const float * logits, int32_t n_vocab,
+                                     llmkit_error * error);
+
 /// Records an accepted token (penalties and grammar state). Returns false and
 /// sets `*error` on failure (for example a token the grammar rejects).
 bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, llmkit_error * error);

@@ -158,6 +158,12 @@ package final class InferenceContext: @unchecked Sendable {
         }
     }
 
+    /// The logits of output `index` of the last batch (nil when it has none). After the first
+    /// call the values stay put until the next decode, so other threads may read them.
+    package func logits(at index: Int32) -> UnsafeMutablePointer<Float>? {
+        llama_get_logits_ith(pointer, index)
+    }
+
     /// What a `llama_decode` code means.
     package static func describe(_ code: Int32, _ contextLength: Int) -> String {
         switch code {

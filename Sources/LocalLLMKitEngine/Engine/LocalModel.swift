@@ -135,11 +135,6 @@ public actor LocalModel {
         return ModelHandle(pointer: model)
     }
 
-    /// Runs `body` on the model's executor, where all llama.cpp work on its contexts happens.
-    package func perform<T: Sendable>(_ body: @Sendable () throws -> T) throws -> T {
-        try body()
-    }
-
     /// The scheduler over the model's shared context, created on first use.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
     package func scheduler() throws -> BatchScheduler {

@@ -61,6 +61,22 @@ package final class Sampler {
         llmkit_sampler_free(pointer)
     }
 
+    /// Whether ``sampleAndAccept(logits:vocabularySize:)`` works: a top-k sampler without a
+    /// grammar or thinking budget. Such samplers touch nothing shared, so several can sample on
+    /// different threads at once.
+    package var samplesFromLogits: Bool { llmkit_sampler_samples_logits(pointer) }
+
+    /// Samples the next token from `logits` (one step's logits for this sequence), and records it.
+    package func sampleAndAccept(logits: UnsafePointer<Float>, vocabularySize: Int) throws -> Int32 {
+        var error: llmkit_error?
+        let token = llmkit_sampler_sample_logits(pointer, logits, Int32(vocabularySize), &error)
+        if let message = Bridge.take(error) { throw LocalModel.Error.samplingFailed(reason: message) }
+        guard llmkit_sampler_accept(pointer, token, &error) else {
+            throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "the token was rejected")
+        }
+        return token
+    }
+
     /// The seed in use.
     package var seed: UInt32 { llmkit_sampler_seed(pointer) }
 

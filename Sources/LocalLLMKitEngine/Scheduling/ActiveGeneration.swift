@@ -85,14 +85,28 @@ package final class ActiveGeneration {
         nextPromptIndex -= count
     }
 
+    /// Whether ``sample(logits:vocabularySize:)`` works (see ``Sampler/samplesFromLogits``).
+    package var samplesFromLogits: Bool { sampler.samplesFromLogits }
+
     /// Samples from the logits at `index` of the batch just decoded, and handles the token.
     /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
     package func sample(at index: Int32, in context: InferenceContext) throws {
+        try handle { try sampler.sampleAndAccept(from: context, index: index) }
+    }
+
+    /// Samples from this sequence's logits of the batch just decoded, and handles the token.
+    /// Touches only this request's state: requests can do it on different threads at once.
+    /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
+    package func sample(logits: UnsafePointer<Float>, vocabularySize: Int) throws {
+        try handle { try sampler.sampleAndAccept(logits: logits, vocabularySize: vocabularySize) }
+    }
+
+    private func handle(_ draw: () throws -> Int32) throws {
         if firstSample == nil {
             statistics.promptDuration = clock.now - promptStart
             statistics.promptTokensPerSecond = statistics.promptDuration.rate(of: statistics.evaluatedPromptTokens)
         }
-        let token = try sampler.sampleAndAccept(from: context, index: index)
+        let token = try draw()
         let now = clock.now
         lastSample = now
         samples += 1

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Continuous batching over one llama.cpp context with several sequences.
 ///
 /// Each step builds one `llama_batch`: first the pending token of every generating sequence,
@@ -108,17 +110,21 @@ package final class BatchScheduler: @unchecked Sendable {
             }
             return
         }
+        var draws: [SamplingDraw] = []
         for (batchIndex, entry) in entries.enumerated() {
             let index = Int(entry.sequence)
             slots[index].tokens.append(entry.token)
             guard entry.wantsLogits, let generation = slots[index].generation else { continue }
-            do {
-                try generation.sample(at: Int32(batchIndex), in: context)
-            } catch {
-                fail(index, error)
-                continue
+            draws.append(SamplingDraw(slot: index, generation: generation, batchIndex: Int32(batchIndex),
+                                      logits: generation.samplesFromLogits ? context.logits(at: Int32(batchIndex)) : nil))
+        }
+        SamplingDraw.run(draws, in: context, vocabularySize: tokenizer.vocabularySize)
+        for draw in draws {
+            if let error = draw.error {
+                fail(draw.slot, error)
+            } else if draw.generation.outcome != nil {
+                release(draw.slot)
             }
-            if generation.outcome != nil { release(index) }
         }
     }
 
@@ -192,6 +198,55 @@ package final class BatchScheduler: @unchecked Sendable {
         slots[index].generation = nil
         startOrder.removeAll { $0 == index }
         completions.removeValue(forKey: slots[index].id)?(.success(outcome))
+    }
+}
+
+/// One sequence's sampling after a decode step. With many sequences, samplers that need only
+/// their logits (no grammar, no thinking budget) draw on several threads at once: each touches
+/// only its own request's state, and the logits were fetched from the context beforehand, on the
+/// scheduler's thread. The others draw one after another through the context.
+final class SamplingDraw: @unchecked Sendable {
+    let slot: Int
+    let generation: ActiveGeneration
+    let batchIndex: Int32
+    let logits: UnsafeMutablePointer<Float>?
+    private(set) var error: (any Error)?
+
+    init(slot: Int, generation: ActiveGeneration, batchIndex: Int32, logits: UnsafeMutablePointer<Float>?) {
+        self.slot = slot
+        self.generation = generation
+        self.batchIndex = batchIndex
+        self.logits = logits
+    }
+
+    /// From how many independent draws on they run on several threads.
+    static let parallelThreshold = 16
+
+    /// Samples every draw; errors stay in each draw.
+    static func run(_ draws: [SamplingDraw], in context: InferenceContext, vocabularySize vocabulary: Int) {
+        let independent = draws.filter { $0.logits != nil }
+        // Waking threads costs about as much as a few draws: only many sequences gain from it.
+        if independent.count >= parallelThreshold {
+            DispatchQueue.concurrentPerform(iterations: independent.count) { independent[$0].draw(vocabulary: vocabulary) }
+        } else {
+            independent.forEach { $0.draw(vocabulary: vocabulary) }
+        }
+        for draw in draws where draw.logits == nil {
+            do {
+                try draw.generation.sample(at: draw.batchIndex, in: context)
+            } catch {
+                draw.error = error
+            }
+        }
+    }
+
+    private func draw(vocabulary: Int) {
+        guard let logits else { return }
+        do {
+            try generation.sample(logits: logits, vocabularySize: vocabulary)
+        } catch {
+            self.error = error
+        }
     }
 }
 
