@@ -152,7 +152,6 @@ package final class ActiveGeneration {
                 add(matcher.finish())
             }
         }
-        if firstSample == nil { statistics.cachedPromptTokens = min(statistics.cachedPromptTokens, promptCount) }
         statistics.generatedTokens = tokens.count
         if let firstSample, let lastSample {
             statistics.generationDuration = lastSample - firstSample

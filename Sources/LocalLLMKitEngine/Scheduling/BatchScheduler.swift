@@ -52,10 +52,8 @@ package final class BatchScheduler: @unchecked Sendable {
     package func submit(_ request: GenerationRequest, completion: @escaping Completion) throws {
         try ActiveGeneration.validate(request, tokenizer: tokenizer)
         // Requests already waiting take the idle sequences first; the rest is the queue.
-        let queued = max(0, waiting.count - slots.count(where: \.isIdle))
-        if queued >= queueLimit && waiting.count >= slots.count(where: \.isIdle) {
-            throw LocalModel.Error.busy(queuedRequests: queued)
-        }
+        let queued = waiting.count - slots.count(where: \.isIdle)
+        if queued >= queueLimit { throw LocalModel.Error.busy(queuedRequests: queued) }
         waiting.append(Waiting(request: request, submitted: ContinuousClock.now, completion: completion))
         scheduleStep()
     }
@@ -151,7 +149,7 @@ package final class BatchScheduler: @unchecked Sendable {
         while let next = waiting.first {
             guard let placement = SlotPlacement.choose(
                 for: next.request.plan.promptTokens, in: slots, reusingCache: next.request.plan.reusesCache,
-                usable: { [context, slots] index, count in !context.windowEvicted(in: slots[index].id, before: count) })
+                usable: isWhole)
             else { return }
             waiting.removeFirst()
             let cached = prepare(placement)
@@ -255,8 +253,14 @@ extension BatchScheduler {
     package func reusablePrefix(of prompt: [Int32]) -> Int {
         slots.indices.map { index in
             let count = slots[index].reusablePrefix(of: prompt)
-            return context.windowEvicted(in: slots[index].id, before: count) ? 0 : count
+            return isWhole(index, count) ? count : 0
         }.max() ?? 0
+    }
+
+    /// Whether the first `count` positions of slot `index` are still in the cache (a sliding
+    /// window may have dropped some).
+    private func isWhole(_ index: Int, _ count: Int) -> Bool {
+        !context.windowEvicted(in: slots[index].id, before: count)
     }
 
     /// The saved state of an idle sequence that holds a prefix of `tokens` and nothing else
