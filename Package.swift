@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "LocalLLMKit", targets: ["LocalLLMKit"]),
         .library(name: "LocalLLMKitTools", targets: ["LocalLLMKitTools"]),
+        .library(name: "LocalLLMKitServer", targets: ["LocalLLMKitServer"]),
         .executable(name: "llmkit", targets: ["llmkit"]),
     ],
     targets: [
@@ -76,6 +77,21 @@ let package = Package(
             name: "LocalLLMKitTools",
             dependencies: ["LocalLLMKit", "CHTMLText", "CCurlBridge"]
         ),
+        // cpp-httplib, llama-server's HTTP library, from llama.cpp's tree (llmkit-httplib.pc).
+        .systemLibrary(
+            name: "CHTTPLib",
+            pkgConfig: "llmkit-httplib"
+        ),
+        // A C interface over cpp-httplib: requests in, answers (whole or streamed) out.
+        .target(
+            name: "CHTTPServerBridge",
+            dependencies: ["CHTTPLib"]
+        ),
+        // The OpenAI-compatible HTTP server (`llmkit serve`), embeddable in an app.
+        .target(
+            name: "LocalLLMKitServer",
+            dependencies: ["LocalLLMKit", "LocalLLMKitEngine", "CHTTPServerBridge"]
+        ),
         // libedit's line editing and history for `llmkit chat` on a terminal (the CLI only).
         .systemLibrary(
             name: "CEditLine",
@@ -84,7 +100,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "llmkit",
-            dependencies: ["LocalLLMKit", "LocalLLMKitTools", "CEditLine"]
+            dependencies: ["LocalLLMKit", "LocalLLMKitTools", "LocalLLMKitServer", "CEditLine"]
         ),
         .testTarget(
             name: "LocalLLMKitTests",
@@ -102,6 +118,11 @@ let package = Package(
             name: "LocalLLMKitToolsTests",
             dependencies: ["LocalLLMKitTools", "LocalLLMKit", "webpage-probe"],
             exclude: ["Support/http_server.py", "Support/rebinding_lab.py"]
+        ),
+        .testTarget(
+            name: "LocalLLMKitServerTests",
+            dependencies: ["LocalLLMKitServer", "LocalLLMKit"],
+            exclude: ["Support"]     // the Python clients the tests run
         ),
         .testTarget(
             name: "llmkitTests",

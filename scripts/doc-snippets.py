@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns every ```swift block of README.md and of the `///` doc comments of
-Sources/LocalLLMKitEngine, Sources/LocalLLMKit and Sources/LocalLLMKitTools into one consumer package, so that a single
+Sources/LocalLLMKitEngine, Sources/LocalLLMKit, Sources/LocalLLMKitTools and Sources/LocalLLMKitServer into one consumer package, so that a single
 `swift build` type-checks them all (scripts/check-dependent-package builds and runs it).
 
 Conventions (README.md, "Testing"):
@@ -14,7 +14,7 @@ Conventions (README.md, "Testing"):
   `.product(...)` lines the dependencies of every target, so the consumer's own manifest
   checks it.
 - Every other block is a fragment: it becomes the body of its own `async throws` function,
-  in its own file, importing Foundation, LocalLLMKit and LocalLLMKitTools. The function's
+  in its own file, importing Foundation, LocalLLMKit, LocalLLMKitTools and LocalLLMKitServer. The function's
   parameters are the names a fragment may use without declaring them (FRAGMENT_CONTEXT below);
   a fragment may also declare them again (`let model = ...` shadows the parameter). Types a
   fragment declares are local types of that function, so two fragments may both declare a
@@ -38,8 +38,8 @@ FRAGMENT_CONTEXT = [
     ("scannedText", "String"),          # some input text
 ]
 
-IMPORTS = ["Foundation", "LocalLLMKit", "LocalLLMKitTools"]
-DOC_SOURCE_DIRS = ["Sources/LocalLLMKitEngine", "Sources/LocalLLMKit", "Sources/LocalLLMKitTools"]
+IMPORTS = ["Foundation", "LocalLLMKit", "LocalLLMKitTools", "LocalLLMKitServer"]
+DOC_SOURCE_DIRS = ["Sources/LocalLLMKitEngine", "Sources/LocalLLMKit", "Sources/LocalLLMKitTools", "Sources/LocalLLMKitServer"]
 
 MARKER = re.compile(r"^\s*<!--\s*(example|snippet):(\S+)((?:\s+[\w-]+)*)\s*-->\s*$")
 EXAMPLE_NAME = re.compile(r"^[a-z][a-z0-9-]*$")

@@ -55,6 +55,12 @@ final class InterruptHandler: @unchecked Sendable {
     /// Whether SIGTERM was received: the command must stop, and exits with 143.
     var wasTerminated: Bool { terminated.load(ordering: .acquiring) }
 
+    /// Records that the command finished the work SIGTERM asked it to stop, cleanly (`llmkit serve`
+    /// drains its requests): the process then exits with the command's own status, not 143.
+    func acknowledgeTermination() {
+        terminated.store(false, ordering: .releasing)
+    }
+
     /// Runs `body` with `cancel` as the Ctrl-C action.
     func whileRunning<T>(cancel: @escaping @Sendable () -> Void, _ body: () async throws -> T) async rethrows -> T {
         action.withLock { $0 = cancel }

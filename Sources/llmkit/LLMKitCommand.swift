@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|info|bench|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|info|bench|serve|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
 
     /// The commands in the overview's order, with the line it shows for each.
     static let overview: [(name: String, summary: String)] = [
@@ -13,6 +13,7 @@ enum LLMKitCommand {
         ("prompt", "print the prompt text a chat template renders for a list of messages"),
         ("info", "show a GGUF file's metadata without loading its weights"),
         ("bench", "measure prompt and generation throughput (llama-bench's method)"),
+        ("serve", "serve models over OpenAI's HTTP API (chat, completions, models, metrics)"),
         ("pull", "download a model into the library (resumable, verified)"),
         ("list", "list the library's models and those of the Hugging Face and Ollama caches"),
         ("show", "show one model of the library, of a cache, or a file"),
@@ -46,7 +47,7 @@ enum LLMKitCommand {
     /// Every command's spec, by name.
     static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
-        ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec,
+        ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
     ].map { ($0.name, $0) })
 
     static func main() async {
@@ -98,6 +99,7 @@ enum LLMKitCommand {
             case RemoveCommand.spec.name: return try await RemoveCommand.run(parsed)
             case ImportCommand.spec.name: return try await ImportCommand.run(parsed)
             case CompletionCommand.spec.name: return try await CompletionCommand.run(parsed)
+            case ServeCommand.spec.name: return try await ServeCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }
         } catch let error as UsageError {

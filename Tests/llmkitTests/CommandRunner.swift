@@ -67,7 +67,7 @@ struct CommandRunner {
         return finish(process, reader, deadline: deadline)
     }
 
-    private static func launch(_ executable: URL, _ arguments: [String], stdin: String?,
+    static func launch(_ executable: URL, _ arguments: [String], stdin: String?,
                                environment: [String: String] = [:]) throws -> (Process, PipeReader) {
         let process = Process()
         process.executableURL = executable
@@ -86,7 +86,7 @@ struct CommandRunner {
         return (process, PipeReader(outPipe, errPipe))
     }
 
-    private static func finish(_ process: Process, _ reader: PipeReader, deadline: ContinuousClock.Instant) -> Output {
+    static func finish(_ process: Process, _ reader: PipeReader, deadline: ContinuousClock.Instant) -> Output {
         while process.isRunning {
             if ContinuousClock.now > deadline { process.terminate() }
             Thread.sleep(forTimeInterval: 0.01)

@@ -16,9 +16,11 @@ struct TurnPlan {
 
 extension Conversation {
     /// Renders the next turn (the new user message, and any tool calls and results this
-    /// turn already added), dropping the oldest turns first if the policy allows.
-    func planTurn(_ pending: [ChatMessage], request: TurnRequest, toolChoice: Conversation.ToolChoice = .none) throws -> TurnPlan {
-        var history = transcript
+    /// turn already added) after `history` (the transcript when nil), dropping the oldest turns
+    /// first if the policy allows.
+    func planTurn(_ pending: [ChatMessage], after history: [ChatMessage]? = nil, request: TurnRequest,
+                  toolChoice: Conversation.ToolChoice = .none) throws -> TurnPlan {
+        var history = history ?? transcript
         var dropped = 0
         let reserved = try request.options.reservedTokens(inContextOf: contextLength)
         let offer = try toolBox.offer(toolChoice)

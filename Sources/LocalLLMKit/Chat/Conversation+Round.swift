@@ -12,9 +12,11 @@ struct RoundOutcome {
 
 extension Conversation {
     /// Renders the turn so far and generates once, streaming thinking and text events.
-    func generateRound(_ pending: [ChatMessage], request: TurnRequest, toolChoice: Conversation.ToolChoice, round: Int,
+    /// `history` (the transcript when nil) comes before the turn's messages.
+    func generateRound(_ pending: [ChatMessage], after history: [ChatMessage]? = nil, request: TurnRequest,
+                       toolChoice: Conversation.ToolChoice, round: Int,
                        flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundOutcome {
-        let plan = try planTurn(pending, request: request, toolChoice: toolChoice)
+        let plan = try planTurn(pending, after: history, request: request, toolChoice: toolChoice)
         guard plan.fits else {
             throw LocalModel.Error.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
         }

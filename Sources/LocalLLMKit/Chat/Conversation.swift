@@ -99,6 +99,13 @@ public actor Conversation {
         self.cachedTokens = cachedTokens
     }
 
+    /// Starts a conversation with a template already built for `model` (a server builds the
+    /// template once and starts a conversation per request).
+    package init(model: LocalModel, tools: [any ConversationTool], template: ChatTemplate) throws {
+        try self.init(model: model, instructions: nil, tools: tools, configuration: .init(), template: template,
+                      transcript: [], turnCount: 0, cachedTokens: [])
+    }
+
     /// The checked configuration's template, with its arguments checked against it.
     static func makeTemplate(model: LocalModel, configuration: Configuration) throws -> ChatTemplate {
         try configuration.validate()

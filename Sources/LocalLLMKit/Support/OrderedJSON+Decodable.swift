@@ -1,7 +1,7 @@
 extension OrderedJSON: Decodable {
     /// Decodes any JSON value. A `Decoder` does not say in which order an object's keys were
     /// written, so they are sorted: the same input always gives the same text.
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if let keyed = try? decoder.container(keyedBy: AnyKey.self) {
             self = .object(try keyed.allKeys.sorted { $0.stringValue < $1.stringValue }.map { key in
                 (key.stringValue, try keyed.decode(OrderedJSON.self, forKey: key))

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON value whose objects keep their keys in insertion order, with a serializer:
 /// JSON Schema property order is the order in which the model writes fields.
-indirect enum OrderedJSON: Equatable, Sendable {
+package indirect enum OrderedJSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case integer(Int)
@@ -11,12 +11,12 @@ indirect enum OrderedJSON: Equatable, Sendable {
     case array([OrderedJSON])
     case object([(String, OrderedJSON)])
 
-    static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool {
+    package static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool {
         lhs.serialized() == rhs.serialized()
     }
 
     /// Compact JSON text.
-    func serialized() -> String {
+    package func serialized() -> String {
         var out = ""
         write(to: &out)
         return out

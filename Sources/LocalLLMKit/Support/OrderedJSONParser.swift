@@ -1,29 +1,33 @@
 /// Parses JSON text into ``OrderedJSON``, keeping object keys in document order. Nesting
 /// is limited to ``maximumDepth`` levels, so that no document can exhaust the stack here or
 /// in the recursive code that walks the result.
-struct OrderedJSONParser {
+package struct OrderedJSONParser {
     /// The deepest nesting of arrays and objects accepted.
-    static let maximumDepth = 256
+    package static let maximumDepth = 256
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private let scalars: [Unicode.Scalar]
+    /// Whether raw control characters (U+0000 to U+001F) are refused inside strings, as
+    /// RFC 8259 says; off, they are kept (model output sometimes holds raw line breaks).
+    private let strict: Bool
     private var index = 0
     private var depth = 0
 
     /// Parses a whole document.
-    static func parse(_ text: String) throws -> OrderedJSON {
-        var parser = OrderedJSONParser(scalars: Array(text.unicodeScalars))
+    package static func parse(_ text: String, strict: Bool = false) throws -> OrderedJSON {
+        var parser = OrderedJSONParser(scalars: Array(text.unicodeScalars), strict: strict)
         let value = try parser.value()
         parser.skipSpace()
         guard parser.index == parser.scalars.count else { throw parser.failure("unexpected text after the value") }
         return value
     }
 
-    private init(scalars: [Unicode.Scalar]) {
+    private init(scalars: [Unicode.Scalar], strict: Bool) {
         self.scalars = scalars
+        self.strict = strict
     }
 
     private func failure(_ message: String) -> Failure {
@@ -101,6 +105,9 @@ struct OrderedJSONParser {
             index += 1
             switch scalar {
             case "\"": return String(out)
+            case _ where strict && scalar.value < 0x20:
+                index -= 1
+                throw failure("a raw control character (U+\(String(format: "%04X", scalar.value))) in a string")
             case "\\":
                 guard index < scalars.count else { break }
                 let escaped = scalars[index]

@@ -153,6 +153,9 @@ public actor LocalModel {
     /// Requests waiting for a free sequence now.
     package var waitingRequestCount: Int { batchScheduler?.waitingCount ?? 0 }
 
+    /// Sequences generating (or evaluating a prompt) now.
+    package var busySequenceCount: Int { batchScheduler?.activeCount ?? 0 }
+
     /// Runs `request` to its end alongside the model's other requests.
     /// - Throws: the request's validation errors, ``LocalModel/Error/busy(queuedRequests:)``,
     ///   or the decode or sampling error that ended it.

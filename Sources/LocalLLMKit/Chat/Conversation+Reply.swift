@@ -1,0 +1,68 @@
+extension Conversation {
+    /// Streams the model's next message after `messages`, a whole chat that the caller keeps
+    /// (the way an OpenAI-style client sends one), without running tools.
+    ///
+    /// The messages follow the conversation's instructions, if it has any; its transcript is
+    /// neither read nor changed. The conversation's tools are offered to the model, but a call is
+    /// returned, not run: the response then stops with ``StopReason/toolCalls`` and lists the
+    /// calls (arguments, no output) in `toolInvocations`; the caller runs them and sends their
+    /// results back as `.tool` messages in the next request.
+    ///
+    /// ```swift
+    /// let weather = DynamicTool(name: "get_weather", description: "Current weather",
+    ///                           parametersSchema: #"{"type":"object","properties":{"city":{"type":"string"}}}"#) { _ in "" }
+    /// let chat = try Conversation(model: model, tools: [weather])
+    /// let reply = try await chat.reply(to: [.user("Weather in Paris?")])
+    /// for call in reply.toolInvocations { print(call.name, call.arguments) }
+    /// ```
+    /// - Parameters:
+    ///   - messages: the chat so far; the model answers its last message.
+    ///   - format: the shape of the answer (enforced while sampling; such answers call no tools).
+    ///   - options: length, stop sequences and sampling.
+    ///   - thinking: whether the model thinks first, and for how long.
+    ///   - toolChoice: which of the conversation's tools the model may call.
+    public nonisolated func streamReply(to messages: [ChatMessage], format: OutputFormat = .text,
+                                        options: CompletionOptions = .init(), thinking: Thinking = .disabled,
+                                        toolChoice: Conversation.ToolChoice = .auto) -> Conversation.ResponseStream {
+        let flag = CancellationFlag()
+        let request = TurnRequest(options: options, format: format, thinking: thinking,
+                                  toolPolicy: ToolPolicy(choice: toolChoice, maximumRounds: 1))
+        return Conversation.ResponseStream.start(flag: flag) { emit in
+            try await self.serveReply(messages, request: request, flag: flag, emit: emit)
+        }
+    }
+
+    /// The whole reply to `messages` (parameters as in ``streamReply(to:format:options:thinking:toolChoice:)``).
+    /// - Throws: ``LocalModel/Error/promptTooLong(tokens:limit:)``, ``LocalModel/Error/invalidOption(name:reason:)``,
+    ///   ``Conversation/Error/invalidToolChoice(reason:)``, ``ChatTemplate/Error/failed(reason:)`` or a format error.
+    public nonisolated func reply(to messages: [ChatMessage], format: OutputFormat = .text, options: CompletionOptions = .init(),
+                                  thinking: Thinking = .disabled,
+                                  toolChoice: Conversation.ToolChoice = .auto) async throws -> ModelResponse<String> {
+        try await streamReply(to: messages, format: format, options: options, thinking: thinking, toolChoice: toolChoice).result
+    }
+
+    /// One generation round over the caller's messages.
+    private func serveReply(_ messages: [ChatMessage], request requested: TurnRequest, flag: CancellationFlag,
+                            emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> ModelResponse<String> {
+        await turnLock.lock()
+        defer { turnLock.unlock() }
+        var request = requested
+        request.options.sampling = request.options.sampling.filling(from: model.file.recommendedSampling)
+        try request.validate()
+        guard !messages.isEmpty else {
+            throw LocalModel.Error.invalidOption(name: "messages", reason: "there must be at least one message")
+        }
+        let choice = Self.toolChoice(for: request, round: 0)
+        let outcome = try await generateRound(messages, after: instructions.map { [.system($0)] } ?? [], request: request,
+                                              toolChoice: choice, round: 1, flag: flag, emit: emit)
+        let calls = choice == .none ? [] : outcome.calls
+        var stopReason = outcome.stopReason
+        if flag.isRaised { stopReason = .cancelled } else if !calls.isEmpty { stopReason = .toolCalls }
+        let response = ModelResponse(content: outcome.reply.content, text: outcome.reply.content,
+                                     thinking: outcome.reply.reasoningContent, rawText: outcome.rawText,
+                                     stopReason: stopReason, stopSequence: outcome.stopSequence, seed: outcome.seed,
+                                     statistics: outcome.statistics, toolInvocations: calls, droppedTurns: outcome.plan.droppedTurns)
+        emit(.done(response))
+        return response
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import LocalLLMKit
+
+extension ModelServer {
+    /// An endpoint: its methods and what answers it.
+    private struct Route {
+        let methods: [String]
+        let needsKey: Bool
+        let answer: (ModelServer, HTTPExchange) async -> Int
+    }
+
+    /// Answers one request and returns its status: CORS, the API key, the path and the method,
+    /// then the endpoint.
+    func route(_ exchange: HTTPExchange) async -> Int {
+        var path = exchange.path
+        if path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        if !path.hasPrefix("/v1/"), !["/health", "/metrics", "/v1"].contains(path) { path = "/v1" + path }
+        let cors = corsHeaders(for: exchange)
+        if exchange.method == "OPTIONS", configuration.corsOrigin != nil {
+            exchange.respond(status: 204, headers: cors + [
+                ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                ("Access-Control-Allow-Headers", "Authorization, Content-Type"),
+                ("Access-Control-Max-Age", "600"),
+            ], body: "")
+            return 204
+        }
+        guard let route = Self.route(for: path) else {
+            return fail(exchange, .notFound("No endpoint \(exchange.method) \(exchange.path).", code: "unknown_url"), cors: cors)
+        }
+        guard route.methods.contains(exchange.method) else {
+            return fail(exchange, .methodNotAllowed(exchange.method, path: path, allowed: route.methods), cors: cors)
+        }
+        if route.needsKey, let key = configuration.apiKey, !Self.authorizes(exchange.headers["authorization"], key: key) {
+            return fail(exchange, .unauthorized, cors: cors)
+        }
+        return await route.answer(self, exchange)
+    }
+
+    private static func route(for path: String) -> Route? {
+        switch path {
+        case "/health": return Route(methods: ["GET"], needsKey: false) { server, exchange in server.health(exchange) }
+        case "/metrics": return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.serveMetrics(exchange) }
+        case "/v1/models": return Route(methods: ["GET"], needsKey: true) { server, exchange in server.listModels(exchange) }
+        case "/v1/chat/completions":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.chatCompletion(exchange) }
+        case "/v1/completions":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.textCompletion(exchange) }
+        case _ where path.hasPrefix("/v1/models/"):
+            return Route(methods: ["GET"], needsKey: true) { server, exchange in server.showModel(exchange, path: path) }
+        default: return nil
+        }
+    }
+
+    /// Whether `header` is `Bearer <key>`, compared in constant time (the time depends on the
+    /// lengths only, not on where the bytes differ).
+    static func authorizes(_ header: String?, key: String) -> Bool {
+        guard let header, header.hasPrefix("Bearer ") else { return false }
+        let given = Array(header.dropFirst("Bearer ".count).utf8)
+        let expected = Array(key.utf8)
+        var difference = UInt8(given.count == expected.count ? 0 : 1)
+        for index in 0..<expected.count {
+            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0
+    }
+
+    /// The CORS headers of an answer: none unless the server was given an origin.
+    func corsHeaders(for exchange: HTTPExchange) -> [(String, String)] {
+        guard let origin = configuration.corsOrigin else { return [] }
+        if origin == "*" { return [("Access-Control-Allow-Origin", "*")] }
+        guard exchange.headers["origin"] == origin else { return [] }
+        return [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+    }
+
+    /// Answers with an API error; returns its status.
+    @discardableResult
+    func fail(_ exchange: HTTPExchange, _ error: APIError, cors: [(String, String)] = []) -> Int {
+        exchange.respond(status: error.status, headers: error.headers + cors, body: error.body)
+        return error.status
+    }
+
+    /// Answers with JSON; returns the status.
+    @discardableResult
+    func succeed(_ exchange: HTTPExchange, _ json: OrderedJSON, status: Int = 200) -> Int {
+        exchange.respond(status: status, headers: corsHeaders(for: exchange), body: json.serialized())
+        return status
+    }
+
+    /// The served model a request names.
+    func servedModel(named id: String) throws(APIError) -> ServedModel {
+        guard let served = models.first(where: { $0.id == id }) else {
+            throw .notFound("The model '\(id)' does not exist; this server has \(models.map(\.id).joined(separator: ", ")).",
+                            param: "model", code: "model_not_found")
+        }
+        return served
+    }
+
+    private func health(_ exchange: HTTPExchange) -> Int {
+        succeed(exchange, .object([("status", .string("ok"))]))
+    }
+
+    private func listModels(_ exchange: HTTPExchange) -> Int {
+        succeed(exchange, .object([("object", .string("list")), ("data", .array(models.map(\.json)))]))
+    }
+
+    private func showModel(_ exchange: HTTPExchange, path: String) -> Int {
+        let id = String(path.dropFirst("/v1/models/".count)).removingPercentEncoding ?? ""
+        do throws(APIError) {
+            return succeed(exchange, try servedModel(named: id).json)
+        } catch {
+            return fail(exchange, error, cors: corsHeaders(for: exchange))
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import LocalLLMKit
+import Synchronization
+
+/// An OpenAI-compatible HTTP server over local models: `POST /v1/chat/completions` (streaming,
+/// tools, structured output), `POST /v1/completions`, `GET /v1/models`, `GET /health` and
+/// `GET /metrics`. Any OpenAI client library can use it; it is what `llmkit serve` runs.
+///
+/// ```swift
+/// let model = try await LocalModel.load(from: url, configuration: .init(parallelSequences: 4))
+/// let server = try ModelServer(models: ["smollm2": model], configuration: .init(port: 8080))
+/// print("listening on", server.baseURL)        // http://127.0.0.1:8080/v1
+/// // …
+/// await server.stop(drainingFor: .seconds(10))
+/// ```
+///
+/// Requests generate on the model's sequences (``LocalModel/Configuration/parallelSequences``),
+/// batched together; past them they wait in the model's queue
+/// (``LocalModel/Configuration/maximumQueuedRequests``), and past that they get `429` with
+/// `Retry-After`. A client that disconnects cancels its generation within one decode step.
+public final class ModelServer: Sendable {
+    /// The settings it was started with.
+    public let configuration: Configuration
+    /// The port it listens on (the one picked when the configuration asked for port 0).
+    public var port: Int { listener.withLock { $0?.port ?? 0 } }
+    /// The base URL of the API, e.g. `http://127.0.0.1:8080/v1`.
+    public var baseURL: URL {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return URL(string: "http://\(host):\(port)/v1")!
+    }
+
+    let models: [ServedModel]
+    let metrics = ServerMetrics()
+    private let listener = Mutex<HTTPListener?>(nil)
+    private let requests = Mutex(RequestTable())
+
+    /// The requests being answered, and whether new ones are taken.
+    struct RequestTable {
+        var accepting = true
+        var nextID = 0
+        var running: [Int: Task<Void, Never>] = [:]
+        /// Requests that ended before their task was recorded.
+        var endedEarly: Set<Int> = []
+    }
+
+    /// Starts serving `models` (id → model; clients name the id in `model`).
+    /// - Throws: ``Error/invalidConfiguration(name:reason:)``, ``Error/invalidModelID(_:reason:)``,
+    ///   ``Error/bindFailed(address:reason:)``, or the error of a model whose chat template cannot load.
+    public init(models: [String: LocalModel], configuration: Configuration = .init()) throws {
+        try configuration.validate()
+        guard !models.isEmpty else { throw Error.invalidModelID("", reason: "at least one model must be served") }
+        for id in models.keys where id.isEmpty || id.utf8.count > 256 || id.contains(where: { $0.isNewline || $0 == "\"" }) {
+            throw Error.invalidModelID(id, reason: "an id has 1 to 256 characters, without quotes or line breaks")
+        }
+        self.configuration = configuration
+        self.models = try models.sorted { $0.key < $1.key }.map { try ServedModel(id: $0.key, model: $0.value) }
+        let limits = HTTPListener.Limits(maximumBodyBytes: configuration.maximumBodyBytes,
+                                         requestTimeout: configuration.requestTimeout, ioTimeout: configuration.ioTimeout,
+                                         keepAliveTimeout: .seconds(5), workerThreads: configuration.maximumConnections)
+        let started = try HTTPListener(host: configuration.host, port: configuration.port, limits: limits) { [weak self] exchange in
+            guard let self else {
+                exchange.respond(status: 503, body: APIError.shuttingDown.body)
+                return
+            }
+            self.accept(exchange)
+        }
+        listener.withLock { $0 = started }
+    }
+
+    /// Stops the server: new requests get `503` at once, requests in flight may finish for up to
+    /// `drainTimeout`, then the rest are cancelled (their clients get what was generated so far,
+    /// or an error). Returns once every connection is closed.
+    public func stop(drainingFor drainTimeout: Duration = .seconds(10)) async {
+        requests.withLock { $0.accepting = false }
+        let deadline = ContinuousClock.now + drainTimeout
+        while ContinuousClock.now < deadline, requests.withLock({ !$0.running.isEmpty }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for task in requests.withLock({ Array($0.running.values) }) { task.cancel() }
+        guard let stopping = listener.withLock({ state -> HTTPListener? in defer { state = nil }; return state }) else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                stopping.stop()
+                done.resume()
+            }
+        }
+    }
+
+    /// Requests being answered now (this one included, for `/metrics`).
+    var requestsInFlight: Int { requests.withLock { $0.running.count } }
+
+    /// Runs one request on a task of its own, cancelled if its client goes away.
+    private func accept(_ exchange: HTTPExchange) {
+        let id: Int? = requests.withLock { table in
+            guard table.accepting else { return nil }
+            table.nextID += 1
+            return table.nextID
+        }
+        guard let id else {
+            exchange.respond(status: 503, headers: APIError.shuttingDown.headers, body: APIError.shuttingDown.body)
+            return
+        }
+        let started = ContinuousClock.now
+        let task = Task {
+            let status = await self.route(exchange)
+            self.metrics.recordRequest(endpoint: Self.endpointLabel(exchange.path), status: status)
+            if self.configuration.logsRequests {
+                let milliseconds = (ContinuousClock.now - started).milliseconds
+                FileHandle.standardError.write(Data("\(exchange.method) \(exchange.path) \(status) \(milliseconds) ms\n".utf8))
+            }
+            self.requests.withLock { table in
+                if table.running.removeValue(forKey: id) == nil { table.endedEarly.insert(id) }
+            }
+        }
+        requests.withLock { table in
+            if table.endedEarly.remove(id) == nil { table.running[id] = task }
+        }
+        exchange.onClose { task.cancel() }
+    }
+
+    /// The metrics label of a path (bounded: unknown paths share one label).
+    static func endpointLabel(_ path: String) -> String {
+        let known = ["/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics"]
+        let normalized = path.hasPrefix("/v1/") || ["/health", "/metrics"].contains(path) ? path : "/v1" + path
+        if normalized.hasPrefix("/v1/models/") { return "/v1/models" }
+        return known.contains(normalized) ? normalized : "other"
+    }
+}

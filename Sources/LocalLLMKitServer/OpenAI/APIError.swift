@@ -1,0 +1,98 @@
+import Foundation
+import LocalLLMKit
+
+/// An error answered in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}` with
+/// the HTTP status OpenAI uses for it.
+struct APIError: Error, Sendable, Equatable {
+    var status: Int
+    var message: String
+    var type: String
+    var param: String?
+    var code: String?
+    /// Extra headers (`Retry-After`, `WWW-Authenticate`).
+    var headers: [(String, String)]
+
+    init(status: Int, message: String, type: String, param: String?, code: String?, headers: [(String, String)] = []) {
+        self.status = status
+        self.message = message
+        self.type = type
+        self.param = param
+        self.code = code
+        self.headers = headers
+    }
+
+    static func == (lhs: APIError, rhs: APIError) -> Bool {
+        lhs.status == rhs.status && lhs.message == rhs.message && lhs.type == rhs.type && lhs.param == rhs.param
+            && lhs.code == rhs.code
+    }
+
+    /// A request OpenAI would reject: a missing, malformed or out-of-range parameter.
+    static func invalid(_ message: String, param: String? = nil, code: String? = nil) -> APIError {
+        APIError(status: 400, message: message, type: "invalid_request_error", param: param, code: code)
+    }
+
+    static func notFound(_ message: String, param: String? = nil, code: String? = nil) -> APIError {
+        APIError(status: 404, message: message, type: "invalid_request_error", param: param, code: code)
+    }
+
+    static let unauthorized = APIError(status: 401, message: "Incorrect or missing API key: send it as `Authorization: Bearer KEY`.",
+                                       type: "invalid_request_error", param: nil, code: "invalid_api_key",
+                                       headers: [("WWW-Authenticate", "Bearer")])
+
+    static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> APIError {
+        APIError(status: 405, message: "\(method) is not allowed on \(path); use \(allowed.joined(separator: " or ")).",
+                 type: "invalid_request_error", param: nil, code: "method_not_allowed",
+                 headers: [("Allow", allowed.joined(separator: ", "))])
+    }
+
+    static func busy(queued: Int, retryAfter: Int) -> APIError {
+        APIError(status: 429, message: "The server is busy: every sequence is generating and \(queued) requests are queued. Retry in \(retryAfter) s.",
+                 type: "rate_limit_error", param: nil, code: "rate_limit_exceeded",
+                 headers: [("Retry-After", String(retryAfter))])
+    }
+
+    static func server(_ message: String) -> APIError {
+        APIError(status: 500, message: message, type: "server_error", param: nil, code: nil)
+    }
+
+    static let shuttingDown = APIError(status: 503, message: "The server is shutting down.", type: "server_error",
+                                       param: nil, code: "shutting_down", headers: [("Connection", "close")])
+
+    /// The JSON body.
+    var body: String {
+        OrderedJSON.object([("error", .object([
+            ("message", .string(message)), ("type", .string(type)),
+            ("param", param.map(OrderedJSON.string) ?? .null), ("code", code.map(OrderedJSON.string) ?? .null),
+        ]))]).serialized()
+    }
+
+    /// The API error for an error thrown while serving a request: what the client did wrong is
+    /// a 400 that names it; anything else is a 500.
+    init(_ error: any Swift.Error) {
+        if let api = error as? APIError {
+            self = api
+            return
+        }
+        let description = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        switch error {
+        case LocalModel.Error.promptTooLong, LocalModel.Error.responseLengthExceedsContext:
+            self = .invalid(description, param: "messages", code: "context_length_exceeded")
+        case LocalModel.Error.invalidOption(let name, _):
+            self = .invalid(description, param: name)
+        case LocalModel.Error.emptyPrompt:
+            self = .invalid(description, param: "prompt")
+        case LocalModel.Error.busy(let queued):
+            self = .busy(queued: queued, retryAfter: 1)
+        case OutputFormat.Error.invalidSchema, OutputFormat.Error.invalidGrammar:
+            self = .invalid(description, param: "response_format")
+        case Conversation.Error.invalidTool(let name, _):
+            self = .invalid(description, param: "tools", code: name.isEmpty ? nil : "invalid_tool")
+        case Conversation.Error.invalidToolChoice:
+            self = .invalid(description, param: "tool_choice")
+        case is ChatTemplate.Error:
+            self = .invalid(description, param: "messages")
+        default:
+            self = .server(description)
+        }
+    }
+}

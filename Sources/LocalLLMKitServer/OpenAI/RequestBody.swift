@@ -1,0 +1,104 @@
+import Foundation
+import LocalLLMKit
+
+/// A request's JSON object, read field by field: each accessor checks the type and range and
+/// names the parameter in the 400 it throws. Fields nobody reads are ignored, as OpenAI's
+/// clients send extras (`user`, `metadata`, `store`…).
+struct RequestBody {
+    let fields: [(String, OrderedJSON)]
+
+    /// Parses a body: valid UTF-8, JSON (nesting bounded), an object.
+    init(_ data: Data) throws(APIError) {
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw .invalid("The request body is not valid UTF-8.")
+        }
+        let value: OrderedJSON
+        do {
+            value = try OrderedJSONParser.parse(text, strict: true)
+        } catch {
+            throw .invalid("The request body is not valid JSON: \(error)")
+        }
+        guard case .object(let fields) = value else { throw .invalid("The request body must be a JSON object.") }
+        self.fields = fields
+    }
+
+    init(fields: [(String, OrderedJSON)]) {
+        self.fields = fields
+    }
+
+    /// The value of `name`, nil when absent or null.
+    subscript(name: String) -> OrderedJSON? {
+        guard let value = fields.last(where: { $0.0 == name })?.1, value != .null else { return nil }
+        return value
+    }
+
+    func string(_ name: String) throws(APIError) -> String? {
+        guard let value = self[name] else { return nil }
+        guard case .string(let text) = value else { throw .invalid("'\(name)' must be a string.", param: name) }
+        return text
+    }
+
+    func requiredString(_ name: String) throws(APIError) -> String {
+        guard let text = try string(name) else { throw .invalid("'\(name)' is required.", param: name) }
+        return text
+    }
+
+    func bool(_ name: String) throws(APIError) -> Bool? {
+        guard let value = self[name] else { return nil }
+        guard case .bool(let flag) = value else { throw .invalid("'\(name)' must be true or false.", param: name) }
+        return flag
+    }
+
+    func number(_ name: String, in range: ClosedRange<Double>) throws(APIError) -> Double? {
+        guard let value = self[name] else { return nil }
+        let number: Double
+        switch value {
+        case .integer(let integer): number = Double(integer)
+        case .number(let double): number = double
+        default: throw .invalid("'\(name)' must be a number.", param: name)
+        }
+        guard number.isFinite, range.contains(number) else {
+            throw .invalid("'\(name)' is \(number); it must be between \(range.lowerBound) and \(range.upperBound).", param: name)
+        }
+        return number
+    }
+
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(APIError) -> Int? {
+        guard let value = self[name] else { return nil }
+        let integer: Int
+        switch value {
+        case .integer(let whole): integer = whole
+        case .number(let double) where double.rounded() == double && abs(double) < 9e15: integer = Int(double)
+        default: throw .invalid("'\(name)' must be an integer.", param: name)
+        }
+        guard range.contains(integer) else {
+            throw .invalid("'\(name)' is \(integer); it must be between \(range.lowerBound) and \(range.upperBound).", param: name)
+        }
+        return integer
+    }
+
+    func object(_ name: String) throws(APIError) -> RequestBody? {
+        guard let value = self[name] else { return nil }
+        guard case .object(let fields) = value else { throw .invalid("'\(name)' must be an object.", param: name) }
+        return RequestBody(fields: fields)
+    }
+
+    /// `stop`: a string or up to `limit` strings.
+    func stopSequences(limit: Int = 16) throws(APIError) -> [String] {
+        switch self["stop"] {
+        case nil: return []
+        case .string(let text)?: return text.isEmpty ? [] : [text]
+        case .array(let items)?:
+            var sequences: [String] = []
+            for item in items {
+                guard case .string(let text) = item, !text.isEmpty else {
+                    throw .invalid("'stop' must hold non-empty strings.", param: "stop")
+                }
+                sequences.append(text)
+            }
+            guard sequences.count <= limit else { throw .invalid("'stop' holds more than \(limit) sequences.", param: "stop") }
+            return sequences
+        default: throw .invalid("'stop' must be a string or an array of strings.", param: "stop")
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import LocalLLMKit
+import LocalLLMKitServer
+
+/// `llmkit serve`: an OpenAI-compatible HTTP server over one or more models.
+enum ServeCommand {
+    static let spec = CommandSpec(
+        name: "serve",
+        usage: "usage: llmkit serve [--model M]... [--host ADDR] [--port N] [--parallel N] [--queue N] [--api-key KEY | --api-key-file F] [options]",
+        help: """
+        Serve models over OpenAI's HTTP API: POST /v1/chat/completions (streaming, tools,
+        response_format), POST /v1/completions, GET /v1/models, GET /health, GET /metrics.
+        Any OpenAI client works with base URL http://HOST:PORT/v1. Requests run together on
+        each model's sequences; past them they queue, and past the queue they get 429.
+
+          -m, --model M        a model to serve (repeatable): a GGUF path, or a library id or name
+                               (default: $LLMKIT_MODEL, else the bootstrap's model). Clients name it by
+                               the name given, or by a file's name without .gguf; NAME=M sets the name
+          --host ADDR          address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: all)
+          --port N             port (default 8080; 0 picks a free one, printed on stderr)
+          -np, --parallel N    requests generating at once per model (default 4)
+          --queue N            requests waiting per model before 429 (default 64)
+          -c, --context N      context length per request, in tokens (default: training length, at most 4096)
+          -t, --threads N      CPU threads
+          -ngl, --gpu-layers N layers to offload to the GPU
+          --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
+                               (also $LLMKIT_API_KEY); the key file is safer: a command line is visible to ps
+          --api-key-file F     read the key from the first line of F
+          --cors ORIGIN        let browsers on ORIGIN call the server (* for any); no CORS by default
+          --max-body BYTES     largest request body (default 8388608); larger get 413
+          --request-timeout S  seconds for a whole request to arrive (default 15)
+          --drain S            on SIGTERM or Ctrl-C, seconds that requests in flight may finish (default 10)
+          --log-requests       log method, path, status and time of each request to stderr (never content)
+          -v, --verbose        show llama.cpp's log on stderr
+          -h, --help           show this help
+
+        SIGTERM or Ctrl-C stops taking requests, lets those in flight finish (up to --drain),
+        and exits 0.
+        """,
+        valueOptions: ["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
+                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain"],
+        flagOptions: ["--verbose", "--log-requests"],
+        repeatableOptions: ["--model"],
+        aliases: ["-np": "--parallel"]
+    )
+
+    static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        var configuration = try ModelOptions.configuration(arguments)
+        configuration.parallelSequences = try arguments.integer("--parallel", in: 1...256) ?? 4
+        configuration.maximumQueuedRequests = try arguments.integer("--queue", in: 0...65536) ?? 64
+        configuration.batchSize = max(configuration.batchSize, configuration.parallelSequences)
+        var server = ModelServer.Configuration()
+        server.host = arguments.value("--host") ?? server.host
+        server.port = try arguments.integer("--port", in: 0...65535) ?? server.port
+        server.apiKey = try apiKey(arguments)
+        server.corsOrigin = arguments.value("--cors")
+        server.maximumBodyBytes = try arguments.integer("--max-body", in: 1024...(1 << 30)) ?? server.maximumBodyBytes
+        server.requestTimeout = .seconds(try arguments.integer("--request-timeout", in: 1...3600) ?? 15)
+        server.logsRequests = arguments.has("--log-requests")
+        let drain = Duration.seconds(try arguments.integer("--drain", in: 0...3600) ?? 10)
+        try server.validate()
+        if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
+
+        var models: [String: LocalModel] = [:]
+        let names = arguments.allValues("--model")
+        for name in names.isEmpty ? [nil] : names.map(Optional.some) {
+            let (id, url) = try await locate(name)
+            guard models[id] == nil else { throw UsageError(message: "two models are named '\(id)'; name them with NAME=MODEL") }
+            models[id] = try await LocalModel.load(from: url, configuration: configuration)
+        }
+        let running = try ModelServer(models: models, configuration: server)
+        let (stopRequests, stop) = AsyncStream<Void>.makeStream()
+        Console.message("llmkit serve: listening on \(running.baseURL.absoluteString) (models: \(models.keys.sorted().joined(separator: ", ")); "
+                        + "\(configuration.parallelSequences) sequences and a queue of \(configuration.maximumQueuedRequests) each)")
+        await InterruptHandler.shared.whileRunning(cancel: { stop.yield() }) {
+            for await _ in stopRequests { break }
+        }
+        Console.message("llmkit serve: stopping; requests in flight may finish for \(drain.components.seconds) s")
+        await running.stop(drainingFor: drain)
+        InterruptHandler.shared.acknowledgeTermination()
+        Console.message("llmkit serve: stopped")
+        return .success
+    }
+
+    /// A `--model` value: `NAME=MODEL`, or a model whose id is its name (a file's name without .gguf).
+    private static func locate(_ value: String?) async throws -> (id: String, url: URL) {
+        guard let value else {
+            let url = try LocalModel.defaultModelURL()
+            return (url.deletingPathExtension().lastPathComponent, url)
+        }
+        var id = value
+        var name = value
+        if let equals = value.firstIndex(of: "="), !FileManager.default.fileExists(atPath: value) {
+            id = String(value[..<equals])
+            name = String(value[value.index(after: equals)...])
+        } else if value.contains("/") || value.hasSuffix(".gguf") {
+            id = URL(filePath: value).deletingPathExtension().lastPathComponent
+        }
+        guard !id.isEmpty else { throw UsageError(message: "--model \(value): the name before = is empty") }
+        return (id, try await ModelOptions.locate(name))
+    }
+
+    /// The API key: `--api-key`, else the first line of `--api-key-file`, else `$LLMKIT_API_KEY`.
+    private static func apiKey(_ arguments: ParsedArguments) throws -> String? {
+        if arguments.value("--api-key") != nil, arguments.value("--api-key-file") != nil {
+            throw UsageError(message: "give --api-key or --api-key-file, not both")
+        }
+        if let key = arguments.value("--api-key") { return key }
+        if let path = arguments.value("--api-key-file") {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                  let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+                throw UsageError(message: "--api-key-file \(path): cannot read a key from its first line")
+            }
+            return String(line).trimmingCharacters(in: .whitespaces)
+        }
+        return ProcessInfo.processInfo.environment["LLMKIT_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import LocalLLMKit
+import Testing
+@testable import LocalLLMKitServer
+
+/// What a request body may hold, checked before any model runs: each bad value is a 400 that
+/// names its parameter. Pure logic, no model.
+struct RequestParsingTests {
+    private func body(_ json: String) throws(APIError) -> RequestBody { try RequestBody(Data(json.utf8)) }
+
+    private func chat(_ extra: String) throws(APIError) -> ChatCompletionRequest {
+        try ChatCompletionRequest(body(#"{"model":"m","messages":[{"role":"user","content":"hi"}]\#(extra)}"#),
+                                  vocabularySize: 1000, templateThinks: false)
+    }
+
+    private func rejection(_ extra: String) -> APIError? {
+        do throws(APIError) {
+            _ = try chat(extra)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func malformedBodiesAreRejectedWithoutCrashing() throws {
+        for bad in ["", "{", "[1,2]", "\"text\"", String(repeating: "[", count: 100_000), "{\"a\":1}x"] {
+            #expect(throws: APIError.self) { try self.body(bad) }
+        }
+        #expect(throws: APIError.self) { _ = try RequestBody(Data([0x7B, 0xFF, 0xFE, 0x7D])) }   // not UTF-8
+    }
+
+    @Test func parametersOutOfRangeNameThemselves() {
+        let cases: [(String, String)] = [
+            (#","temperature":-3"#, "temperature"), (#","temperature":"hot""#, "temperature"), (#","top_p":1.5"#, "top_p"),
+            (#","n":2"#, "n"), (#","max_tokens":0"#, "max_tokens"), (#","logprobs":true"#, "logprobs"),
+            (#","presence_penalty":3"#, "presence_penalty"), (#","logit_bias":{"99999":5}"#, "logit_bias"),
+            (#","logit_bias":{"5":500}"#, "5"), (#","stop":[1]"#, "stop"), (#","tool_choice":"sometimes""#, "tool_choice"),
+            (#","response_format":{"type":"yaml"}"#, "response_format"), (#","tools":[{"type":"search"}]"#, "tools[0]"),
+            (#","reasoning_effort":"extreme""#, "reasoning_effort"), (#","stream":"yes""#, "stream"),
+        ]
+        for (extra, param) in cases {
+            let error = rejection(extra)
+            #expect(error?.status == 400, "\(extra)")
+            #expect(error?.param == param, "\(extra): \(String(describing: error))")
+        }
+        #expect(rejection(#","messages":[]"#)?.param == "messages")
+        #expect(rejection(#","messages":[{"role":"wizard","content":"x"}]"#)?.param == "messages[0]")
+    }
+
+    @Test func openAIParametersBecomeLibraryOptions() throws {
+        let request = try chat(#","temperature":0.5,"top_p":0.9,"max_completion_tokens":7,"stop":"END","seed":42,"#
+                               + #""logit_bias":{"17":-100},"stream":true,"stream_options":{"include_usage":true},"#
+                               + #""tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object"}}}],"#
+                               + #""tool_choice":{"type":"function","function":{"name":"f"}},"#
+                               + #""response_format":{"type":"json_schema","json_schema":{"name":"x","strict":true,"schema":{"type":"object"}}}"#)
+        let options = request.parameters.options
+        #expect(options.sampling.temperature == 0.5)
+        #expect(options.sampling.topP == 0.9)
+        #expect(options.maximumResponseTokens == 7)
+        #expect(options.stopSequences == ["END"])
+        #expect(options.sampling.seed == 42)
+        #expect(options.sampling.logitBias == [17: -100])
+        #expect(request.parameters.stream && request.parameters.includeUsage)
+        #expect(request.tools.map(\.name) == ["f"])
+        #expect(request.toolChoice == .named("f"))
+        #expect(request.format == .jsonSchema(#"{"type":"object"}"#))
+        // OpenAI's "developer" role is the system role.
+        let developer = try chat(#","messages":[{"role":"developer","content":"be brief"},{"role":"user","content":"hi"}]"#)
+        #expect(developer.messages.first?.role == .system)
+    }
+
+    @Test func thinkingFollowsTheTemplateUnlessTheRequestTurnsItOff() throws {
+        let on = try ChatCompletionRequest(body(#"{"model":"m","messages":[{"role":"user","content":"hi"}]}"#),
+                                           vocabularySize: 10, templateThinks: true)
+        #expect(on.thinking.isEnabled)
+        for off in [#","reasoning_effort":"none""#, #","chat_template_kwargs":{"enable_thinking":false}"#] {
+            let request = try ChatCompletionRequest(body(#"{"model":"m","messages":[{"role":"user","content":"hi"}]\#(off)}"#),
+                                                    vocabularySize: 10, templateThinks: true)
+            #expect(!request.thinking.isEnabled)
+        }
+        #expect(try !chat("").thinking.isEnabled)
+    }
+
+    @Test func theAPIKeyMustMatchExactly() {
+        #expect(ModelServer.authorizes("Bearer s3cret", key: "s3cret"))
+        for wrong in [nil, "", "s3cret", "Bearer s3cre", "Bearer s3cret2", "Bearer S3cret", "bearer s3cret", "Basic s3cret"] {
+            #expect(!ModelServer.authorizes(wrong, key: "s3cret"), "\(String(describing: wrong))")
+        }
+    }
+
+    @Test func errorsHaveOpenAIsShape() throws {
+        let error = APIError.busy(queued: 3, retryAfter: 1)
+        let json = try #require(JSONSerialization.jsonObject(with: Data(error.body.utf8)) as? [String: [String: Any]])
+        #expect(json["error"]?["type"] as? String == "rate_limit_error")
+        #expect(json["error"]?["code"] as? String == "rate_limit_exceeded")
+        #expect(json["error"]?.keys.sorted() == ["code", "message", "param", "type"])
+        #expect(error.headers.contains { $0 == ("Retry-After", "1") })
+        #expect(APIError(LocalModel.Error.promptTooLong(tokens: 9000, limit: 4096)).code == "context_length_exceeded")
+        #expect(APIError(LocalModel.Error.busy(queuedRequests: 2)).status == 429)
+        #expect(APIError(CancellationError()).status == 500)
+    }
+
+    @Test func badServerSettingsAreNamed() {
+        let bad: [(ModelServer.Configuration, String)] = [
+            (.init(port: 70000), "port"), (.init(apiKey: ""), "apiKey"), (.init(apiKey: "has space"), "apiKey"),
+            (.init(maximumBodyBytes: 10), "maximumBodyBytes"), (.init(requestTimeout: .zero), "requestTimeout"),
+            (.init(maximumConnections: 0), "maximumConnections"), (.init(host: ""), "host"),
+        ]
+        for (configuration, name) in bad {
+            #expect(throws: ModelServer.Error.invalidConfiguration(name: name, reason: "")) {
+                do {
+                    try configuration.validate()
+                } catch ModelServer.Error.invalidConfiguration(let found, _) {
+                    throw ModelServer.Error.invalidConfiguration(name: found, reason: "")
+                }
+            }
+        }
+    }
+}

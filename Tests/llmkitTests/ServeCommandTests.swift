@@ -1,0 +1,68 @@
+import Foundation
+import LocalLLMKit
+import Testing
+
+/// `llmkit serve` as a process: it announces its address, answers OpenAI requests, and stops
+/// cleanly (exit 0) on SIGTERM; bad settings are usage errors.
+@Suite(.serialized) struct ServeCommandTests {
+    /// Starts `llmkit serve` on a free port and waits for its "listening on" line.
+    private func start(_ arguments: [String]) throws -> (Process, PipeReader, URL) {
+        let (process, reader) = try CommandRunner.launch(CommandRunner.llmkit(), ["serve", "--port", "0"] + arguments, stdin: "")
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning, ContinuousClock.now < deadline {
+            let text = reader.standardErrorSoFar
+            if let range = text.range(of: "listening on "), let end = text[range.upperBound...].firstIndex(of: " "),
+               let url = URL(string: String(text[range.upperBound..<end])) {
+                return (process, reader, url)
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw CommandRunner.Failure(description: "llmkit serve did not start: \(reader.standardErrorSoFar)")
+    }
+
+    @Test func servesNamedModelsAndDrainsOnSIGTERM() throws {
+        let path = try ReferenceModel.url().path
+        let (process, reader, base) = try start(["--model", "gemma=\(path)", "--parallel", "2", "--api-key", "k-123", "--log-requests"])
+        #expect(base.absoluteString.hasPrefix("http://127.0.0.1:") && base.path == "/v1")
+        let curl = URL(filePath: "/usr/bin/curl")
+        let models = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-123", base.appending(path: "models").absoluteString])
+        #expect(models.stdout.contains(#""id":"gemma""#), "\(models.stdout)")
+        let completion = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-123", "-d",
+                                                      #"{"model":"gemma","prompt":"The capital of France is","max_tokens":4,"temperature":0}"#,
+                                                      base.appending(path: "completions").absoluteString])
+        #expect(completion.stdout.contains(#""object":"text_completion""#), "\(completion.stdout)")
+        let denied = try CommandRunner.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", base.appending(path: "models").absoluteString])
+        #expect(denied.stdout == "401")
+        kill(process.processIdentifier, SIGTERM)
+        let output = CommandRunner.finish(process, reader, deadline: ContinuousClock.now + .seconds(60))
+        #expect(output.exitedNormally && output.status == 0, "\(output.stderr)")
+        #expect(output.stderr.contains("llmkit serve: stopped"))
+        // Requests are logged without their content.
+        #expect(output.stderr.contains("POST /v1/completions 200"))
+        #expect(!output.stderr.contains("capital of France"))
+    }
+
+    @Test func badSettingsAreUsageErrors() throws {
+        let keyFile = FileManager.default.temporaryDirectory.appending(path: "llmkit-key-\(UUID().uuidString)")
+        try "k".write(to: keyFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        for arguments in [["--api-key", "a", "--api-key-file", keyFile.path], ["--port", "70000"], ["--parallel", "0"],
+                          ["--api-key-file", "/nonexistent/key"]] {
+            let output = try CommandRunner.llmkit(["serve"] + arguments)
+            #expect(output.status == 2, "\(arguments): \(output.stderr)")
+            #expect(output.stderr.contains("usage: llmkit serve"), "\(arguments)")
+        }
+    }
+
+    @Test func aPortInUseIsARuntimeErrorNamingTheAddress() throws {
+        let (process, reader, base) = try start([])
+        defer {
+            kill(process.processIdentifier, SIGTERM)
+            _ = CommandRunner.finish(process, reader, deadline: ContinuousClock.now + .seconds(60))
+        }
+        let output = try CommandRunner.llmkit(["serve", "--port", String(base.port ?? 0)])
+        #expect(output.status == 1)
+        #expect(output.stderr.contains("cannot listen on 127.0.0.1:\(base.port ?? 0)"), "\(output.stderr)")
+    }
+}
