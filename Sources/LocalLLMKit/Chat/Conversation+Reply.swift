@@ -58,10 +58,10 @@ extension Conversation {
         let calls = choice == .none ? [] : outcome.calls
         var stopReason = outcome.stopReason
         if flag.isRaised { stopReason = .cancelled } else if !calls.isEmpty { stopReason = .toolCalls }
-        let response = ModelResponse(content: outcome.reply.content, text: outcome.reply.content,
-                                     thinking: outcome.reply.reasoningContent, rawText: outcome.rawText,
-                                     stopReason: stopReason, stopSequence: outcome.stopSequence, seed: outcome.seed,
-                                     statistics: outcome.statistics, toolInvocations: calls, droppedTurns: outcome.plan.droppedTurns)
+        let response = ModelResponse(content: outcome.content, text: outcome.content, thinking: outcome.thinking,
+                                     rawText: outcome.rawText, stopReason: stopReason, stopSequence: outcome.stopSequence,
+                                     seed: outcome.seed, statistics: outcome.statistics, toolInvocations: calls,
+                                     droppedTurns: outcome.droppedTurns)
         emit(.done(response))
         return response
     }

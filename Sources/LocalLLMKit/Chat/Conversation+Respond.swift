@@ -51,58 +51,11 @@ extension Conversation {
         var request = requested
         request.options.sampling = request.options.sampling.filling(from: model.file.recommendedSampling)
         try request.validate()
-        var pending: [ChatMessage] = [.user(Self.userMessage(prompt, format: request.format))]
-        var invocations: [ToolInvocation] = []
-        var totals = GenerationStatistics()
-        var round = 0
-        while true {
-            let choice = Self.toolChoice(for: request, round: round)
-            let outcome = try await generateRound(pending, request: request, toolChoice: choice, round: round + 1,
-                                            flag: flag, emit: emit)
-            totals.accumulate(outcome.statistics, first: round == 0)
-            let calls = choice == .none ? [] : outcome.calls
-            var response = ModelResponse(content: outcome.reply.content, text: outcome.reply.content,
-                                         thinking: outcome.reply.reasoningContent, rawText: outcome.rawText,
-                                         stopReason: outcome.stopReason, stopSequence: outcome.stopSequence,
-                                         seed: outcome.seed, statistics: totals, toolInvocations: invocations,
-                                         droppedTurns: outcome.plan.droppedTurns)
-            if outcome.stopReason == .cancelled || flag.isRaised {
-                response.stopReason = .cancelled
-                emit(.done(response))
-                return response
-            }
-            pending.append(.assistant(outcome.reply.content,
-                                      thinking: outcome.reply.reasoningContent.isEmpty ? nil : outcome.reply.reasoningContent))
-            guard !calls.isEmpty else {
-                commit(history: outcome.plan.history, pending)
-                emit(.done(response))
-                return response
-            }
-            pending[pending.count - 1].toolCalls = calls.map { ChatMessage.ToolCall(name: $0.name, arguments: $0.arguments,
-                                                                                     id: $0.modelCallID ?? $0.id) }
-            if round == request.toolPolicy.maximumRounds {
-                // The limit is reached: the calls are answered, not run, so the transcript stays well-formed.
-                for call in calls {
-                    pending.append(.tool(ToolBox.error("not run: the limit of \(request.toolPolicy.maximumRounds) tool rounds was reached"),
-                                         callID: call.modelCallID ?? call.id, name: call.name))
-                }
-                commit(history: outcome.plan.history, pending)
-                response.stopReason = .toolRounds
-                emit(.done(response))
-                return response
-            }
-            let finished = await run(calls, emit: emit)
-            if flag.isRaised {
-                response.stopReason = .cancelled
-                response.toolInvocations = invocations + finished
-                emit(.done(response))
-                return response
-            }
-            invocations += finished
-            for call in finished {
-                pending.append(.tool(call.output ?? "", callID: call.modelCallID ?? call.id, name: call.name))
-            }
-            round += 1
+        let loop = TurnLoop(request: request, toolBox: toolBox, flag: flag, emit: emit)
+        return try await loop.run(.user(Self.userMessage(prompt, format: request.format))) { pending, choice, round in
+            try await generateRound(pending, request: request, toolChoice: choice, round: round, flag: flag, emit: emit)
+        } commit: { history, turn in
+            commit(history: history, turn)
         }
     }
 
@@ -110,24 +63,5 @@ extension Conversation {
     private func commit(history: [ChatMessage], _ added: [ChatMessage]) {
         transcript = history + added
         turnCount += 1
-    }
-
-    /// Runs one round's tool calls concurrently, reporting each start and finish.
-    nonisolated func run(_ calls: [ToolInvocation], emit: @escaping @Sendable (Conversation.Event) -> Void) async -> [ToolInvocation] {
-        let toolBox = self.toolBox
-        return await withTaskGroup(of: (Int, ToolInvocation).self) { group in
-            for (index, call) in calls.enumerated() {
-                emit(.toolCallStarted(call))
-                group.addTask {
-                    var finished = call
-                    (finished.output, finished.isError) = await toolBox.run(name: call.name, arguments: call.arguments)
-                    emit(.toolCallFinished(finished))
-                    return (index, finished)
-                }
-            }
-            var results = calls
-            for await (index, finished) in group { results[index] = finished }
-            return results
-        }
     }
 }

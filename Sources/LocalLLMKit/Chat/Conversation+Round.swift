@@ -1,21 +1,9 @@
-/// What one generation round of a turn produced.
-struct RoundOutcome {
-    var plan: TurnPlan
-    var reply: ParsedReply
-    var rawText: String
-    var calls: [ToolInvocation]
-    var stopReason: StopReason
-    var stopSequence: String?
-    var seed: UInt32
-    var statistics: GenerationStatistics
-}
-
 extension Conversation {
     /// Renders the turn so far and generates once, streaming thinking and text events.
     /// `history` (the transcript when nil) comes before the turn's messages.
     func generateRound(_ pending: [ChatMessage], after history: [ChatMessage]? = nil, request: TurnRequest,
                        toolChoice: Conversation.ToolChoice, round: Int,
-                       flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundOutcome {
+                       flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundResult {
         let plan = try planTurn(pending, after: history, request: request, toolChoice: toolChoice)
         guard plan.fits else {
             throw LocalModel.Error.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
@@ -75,8 +63,9 @@ extension Conversation {
                                   name: call.name, arguments: call.arguments, round: round,
                                   phase: index < phases.count ? phases[index] : .answer, output: nil, isError: false)
         }
-        return RoundOutcome(plan: plan, reply: final, rawText: raw, calls: calls, stopReason: result.stopReason,
-                            stopSequence: result.stopSequence, seed: result.seed, statistics: statistics)
+        return RoundResult(content: final.content, thinking: final.reasoningContent, rawText: raw, calls: calls,
+                           stopReason: result.stopReason, stopSequence: result.stopSequence, seed: result.seed,
+                           statistics: statistics, history: plan.history, droppedTurns: plan.droppedTurns)
     }
 }
 

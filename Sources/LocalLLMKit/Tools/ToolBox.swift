@@ -79,6 +79,25 @@ struct ToolBox: Sendable {
         }
     }
 
+    /// Runs one round's calls concurrently, reporting each start and finish.
+    /// - Returns: the calls with their outputs, in the order given (they finish in any order).
+    func run(_ calls: [ToolInvocation], emit: @escaping @Sendable (Conversation.Event) -> Void) async -> [ToolInvocation] {
+        await withTaskGroup(of: (Int, ToolInvocation).self) { group in
+            for (index, call) in calls.enumerated() {
+                emit(.toolCallStarted(call))
+                group.addTask {
+                    var finished = call
+                    (finished.output, finished.isError) = await self.run(name: call.name, arguments: call.arguments)
+                    emit(.toolCallFinished(finished))
+                    return (index, finished)
+                }
+            }
+            var results = calls
+            for await (index, finished) in group { results[index] = finished }
+            return results
+        }
+    }
+
     /// A tool error as the model sees it: `{"error": "…"}`.
     static func error(_ message: String) -> String {
         OrderedJSON.object([("error", .string(message))]).serialized()

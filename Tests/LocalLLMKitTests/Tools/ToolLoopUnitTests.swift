@@ -75,7 +75,7 @@ struct ToolLoopUnitTests {
         let calls = (1...3).map {
             ToolInvocation(id: "call-\($0)", modelCallID: nil, name: "meet", arguments: "{}", round: 1, phase: .answer, output: nil, isError: false)
         }
-        let finished = await conversation.run(calls) { _ in }
+        let finished = await conversation.toolBox.run(calls) { _ in }
         #expect(finished.map { $0.output } == ["together", "together", "together"])
     }
 
