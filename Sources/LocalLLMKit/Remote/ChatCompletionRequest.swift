@@ -1,0 +1,111 @@
+import Foundation
+
+/// The JSON body of one streamed `POST /chat/completions`: OpenAI's fields, plus llama.cpp's
+/// names for the sampling settings OpenAI lacks (sent only when they are set).
+struct ChatCompletionRequest {
+    var model: String
+    var messages: [ChatMessage]
+    var options: CompletionOptions
+    /// The seed to send: the options' own, or one picked for the request (so the response can say it).
+    var seed: UInt32
+    var format: OutputFormat
+    /// The tool definitions offered, and the `tool_choice` (absent without tools).
+    var tools: [OrderedJSON] = []
+    var toolChoice: String?
+    /// Thinking on or off (`chat_template_kwargs.enable_thinking`, as llama-server and vLLM
+    /// read it); nil sends nothing, leaving the server's default.
+    var thinking: Conversation.Thinking?
+
+    /// The request body.
+    /// - Throws: ``RemoteModel/Error/unsupportedFormat(reason:)`` for a grammar,
+    ///   ``OutputFormat/Error/invalidSchema(property:reason:)`` for a schema that cannot be read,
+    ///   ``LocalModel/Error/invalidOption(name:reason:)`` for an option no server has.
+    func body() throws -> Data {
+        var fields: [(String, OrderedJSON)] = [
+            ("model", .string(model)),
+            ("messages", .array(try messages.map(Self.encode))),
+            ("stream", .bool(true)),
+            ("stream_options", .object([("include_usage", .bool(true))])),
+        ]
+        fields += try samplingFields()
+        if !tools.isEmpty {
+            fields.append(("tools", .array(tools)))
+            if let toolChoice { fields.append(("tool_choice", .string(toolChoice))) }
+        }
+        if let responseFormat = try Self.responseFormat(format) {
+            fields.append(("response_format", responseFormat))
+        }
+        if let thinking {
+            fields.append(("chat_template_kwargs", .object([("enable_thinking", .bool(thinking.isEnabled))])))
+            if thinking.isEnabled, let budget = thinking.budget {
+                fields.append(("thinking_budget_tokens", .integer(budget)))
+                if let message = thinking.budgetMessage { fields.append(("reasoning_budget_message", .string(message))) }
+            }
+        }
+        return Data(OrderedJSON.object(fields).serialized().utf8)
+    }
+
+    /// Length, stops, seed and sampling.
+    private func samplingFields() throws -> [(String, OrderedJSON)] {
+        if options.stopsAtBalancedJSON {
+            throw LocalModel.Error.invalidOption(name: "stopsAtBalancedJSON",
+                                                 reason: "a server cannot stop at balanced JSON; ask for a JSON Schema format instead")
+        }
+        let sampling = options.sampling
+        var fields: [(String, OrderedJSON)] = []
+        func add(_ name: String, _ value: Double?) {
+            if let value { fields.append((name, .number(value))) }
+        }
+        if let maximum = options.maximumResponseTokens { fields.append(("max_tokens", .integer(maximum))) }
+        if !options.stopSequences.isEmpty { fields.append(("stop", .array(options.stopSequences.map(OrderedJSON.string)))) }
+        fields.append(("seed", .integer(Int(seed))))
+        add("temperature", sampling.temperature)
+        add("top_p", sampling.topP)
+        add("presence_penalty", sampling.presencePenalty)
+        add("frequency_penalty", sampling.frequencyPenalty)
+        if let topK = sampling.topK { fields.append(("top_k", .integer(topK))) }
+        add("min_p", sampling.minP)
+        add("repeat_penalty", sampling.repetitionPenalty)
+        if let window = sampling.penaltyWindow { fields.append(("repeat_last_n", .integer(window))) }
+        if !sampling.logitBias.isEmpty {
+            // OpenAI's range is [-100, 100], where -100 bans the token.
+            let biases = sampling.logitBias.sorted { $0.key < $1.key }
+                .map { (String($0.key), OrderedJSON.number($0.value.isFinite ? $0.value : -100)) }
+            fields.append(("logit_bias", .object(biases)))
+        }
+        return fields
+    }
+
+    /// An OpenAI message, without its thinking: servers regenerate it, and some refuse
+    /// `reasoning_content` in requests.
+    private static func encode(_ message: ChatMessage) throws -> OrderedJSON {
+        var message = message
+        message.thinking = nil
+        return try OrderedJSONParser.parse(String(decoding: JSONEncoder().encode(message), as: UTF8.self))
+    }
+
+    /// `response_format` for a JSON Schema format; nil for free text.
+    /// - Throws: ``RemoteModel/Error/unsupportedFormat(reason:)`` for a grammar.
+    static func responseFormat(_ format: OutputFormat) throws -> OrderedJSON? {
+        let name: String
+        let schema: OrderedJSON
+        switch format {
+        case .text:
+            return nil
+        case .schema(let outputSchema):
+            (name, schema) = (outputSchema.name, try outputSchema.jsonSchemaValue())
+        case .jsonSchema(let document):
+            (name, schema) = ("schema", try JSONSchemaChecker.parse(document))
+        case .grammar:
+            throw RemoteModel.Error.unsupportedFormat(reason: "a GBNF grammar is llama.cpp's own; OpenAI-compatible servers "
+                                                      + "take a JSON Schema (OutputFormat.schema or .jsonSchema)")
+        }
+        // OpenAI wants a name of at most 64 letters, digits, `_` and `-`.
+        let safeName = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" }.prefix(64))
+        return .object([
+            ("type", .string("json_schema")),
+            ("json_schema", .object([("name", .string(safeName.isEmpty ? "schema" : safeName)), ("strict", .bool(true)),
+                                     ("schema", schema)])),
+        ])
+    }
+}
