@@ -166,6 +166,10 @@ final class FakeOpenAIServer {
                     self.send_json(401, {"error": {"message": "Invalid API Key", "type": "authentication_error", "code": 401}})
             elif mode == "silent":
                 time.sleep(120)
+            elif mode == "stall":
+                self.start_stream()
+                self.event(chunk({"content": "Hel"}))
+                time.sleep(120)
             elif mode == "trickle":
                 self.start_stream()
                 self.event(chunk({"role": "assistant", "content": None}))

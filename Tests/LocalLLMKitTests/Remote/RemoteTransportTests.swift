@@ -88,6 +88,20 @@ struct RemoteTransportTests {
         #expect(try server.log("silent").count == 1, "a timeout is not retried")
     }
 
+    @Test("a stream that falls silent after it began times out after requestTimeout too")
+    func stalledStream() async throws {
+        let configuration = RemoteModel.Configuration(requestTimeout: .seconds(1), deadline: .seconds(60))
+        let conversation = try RemoteConversation(model: server.model("stall", configuration: configuration))
+        var texts: [String] = []
+        let error = await Self.remoteError {
+            for try await event in conversation.streamResponse(to: "Hi") {
+                if case .text(let delta) = event { texts.append(delta) }
+            }
+        }
+        #expect(texts == ["Hel"])
+        #expect(error == .timedOut(after: .seconds(1)))
+    }
+
     @Test("a stream that goes on and on ends at the deadline, even though it is never silent")
     func deadline() async throws {
         let configuration = RemoteModel.Configuration(requestTimeout: .seconds(20), deadline: .seconds(1))
