@@ -13,7 +13,8 @@ extension ModelServer {
             served = try servedModel(named: body.requiredString("model"))
             request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
                                                 templateThinks: served.template.supportsThinking)
-            conversation = try Conversation(model: served.model, tools: request.tools, template: served.template)
+            conversation = try Conversation(model: served.model, tools: request.tools, template: served.template,
+                                            reusesPromptCache: request.parameters.reusesPromptCache)
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }

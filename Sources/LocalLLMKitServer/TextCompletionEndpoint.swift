@@ -17,7 +17,7 @@ extension ModelServer {
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }
-        let stream = served.model.streamCompletion(prompt, options: parameters.options)
+        let stream = served.model.streamCompletion(prompt, options: parameters.options, reusesCache: parameters.reusesPromptCache)
         let id = CompletionJSON.id(prefix: "cmpl-")
         let created = Int(Date().timeIntervalSince1970)
         guard parameters.stream else {

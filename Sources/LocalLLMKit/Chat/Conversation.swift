@@ -101,8 +101,9 @@ public actor Conversation {
 
     /// Starts a conversation with a template already built for `model` (a server builds the
     /// template once and starts a conversation per request).
-    package init(model: LocalModel, tools: [any ConversationTool], template: ChatTemplate) throws {
-        try self.init(model: model, instructions: nil, tools: tools, configuration: .init(), template: template,
+    package init(model: LocalModel, tools: [any ConversationTool], template: ChatTemplate, reusesPromptCache: Bool = true) throws {
+        try self.init(model: model, instructions: nil, tools: tools, configuration: .init(reusesPromptCache: reusesPromptCache),
+                      template: template,
                       transcript: [], turnCount: 0, cachedTokens: [])
     }
 

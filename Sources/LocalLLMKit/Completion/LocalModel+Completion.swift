@@ -12,13 +12,21 @@ extension LocalModel {
     /// schema) are thrown by the stream before its first chunk.
     public nonisolated func streamCompletion(_ prompt: String, format: OutputFormat = .text,
                                              options: CompletionOptions = .init()) -> CompletionStream {
-        makeStream(.text(prompt), format: format, options: options)
+        makeStream(.text(prompt), format: format, options: options, reusesCache: true)
+    }
+
+    /// Streams a continuation of `prompt` that evaluates the whole prompt again when
+    /// `reusesCache` is false (llama-server's `cache_prompt`), so that a seed reproduces a text
+    /// whatever the cache held.
+    package nonisolated func streamCompletion(_ prompt: String, options: CompletionOptions,
+                                              reusesCache: Bool) -> CompletionStream {
+        makeStream(.text(prompt), format: .text, options: options, reusesCache: reusesCache)
     }
 
     /// Streams a continuation of a prompt given as token ids.
     public nonisolated func streamCompletion(tokens: [Token], format: OutputFormat = .text,
                                              options: CompletionOptions = .init()) -> CompletionStream {
-        makeStream(.tokens(tokens), format: format, options: options)
+        makeStream(.tokens(tokens), format: format, options: options, reusesCache: true)
     }
 
     /// Generates a continuation of `prompt` (plain text) and returns it whole.
@@ -29,22 +37,24 @@ extension LocalModel {
         try await streamCompletion(prompt, format: format, options: options).result
     }
 
-    private nonisolated func makeStream(_ input: PromptInput, format: OutputFormat, options: CompletionOptions) -> CompletionStream {
+    private nonisolated func makeStream(_ input: PromptInput, format: OutputFormat, options: CompletionOptions,
+                                        reusesCache: Bool) -> CompletionStream {
         let flag = CancellationFlag()
         return CompletionStream.start(flag: flag) { emit in
-            try await self.serve(input, format: format, options: options, flag: flag, emit: emit)
+            try await self.serve(input, format: format, options: options, reusesCache: reusesCache, flag: flag, emit: emit)
         }
     }
 
     /// Runs one request to its end, alongside the model's other requests.
-    private func serve(_ input: PromptInput, format: OutputFormat, options: CompletionOptions, flag: CancellationFlag,
+    private func serve(_ input: PromptInput, format: OutputFormat, options: CompletionOptions, reusesCache: Bool,
+                       flag: CancellationFlag,
                        emit: @escaping @Sendable (String) -> Void) async throws -> ModelResponse<String> {
         var options = options
         options.sampling = options.sampling.filling(from: file.recommendedSampling)
         try options.validate()
         let constraint = try format.constraint(for: handle)
         let plan = GenerationPlan(promptTokens: try promptTokens(for: input), options: options,
-                                  constraint: constraint.map { .grammar($0.grammar) } ?? .none, reusesCache: true)
+                                  constraint: constraint.map { .grammar($0.grammar) } ?? .none, reusesCache: reusesCache)
         let outcome = try await generate(GenerationRequest(plan: plan, contextLimit: contextLength, cancellation: flag,
                                                            emit: emit))
         if outcome.stopReason == .endOfText, let check = constraint?.check { try check.verify(outcome.text) }

@@ -7,6 +7,9 @@ struct GenerationParameters {
     var options: CompletionOptions
     var stream: Bool
     var includeUsage: Bool
+    /// llama-server's `cache_prompt` (default true): false evaluates the whole prompt again, so
+    /// that the same seed gives the same text whatever the cache held.
+    var reusesPromptCache: Bool
 
     /// The largest `logit_bias` map accepted.
     static let maximumLogitBiasEntries = 1024
@@ -57,5 +60,6 @@ struct GenerationParameters {
         self.options = options
         stream = try body.bool("stream") ?? false
         includeUsage = try body.object("stream_options")?.bool("include_usage") ?? false
+        reusesPromptCache = try body.bool("cache_prompt") ?? true
     }
 }
