@@ -67,6 +67,12 @@ public final class ModelServer: Sendable {
         listener.withLock { $0 = started }
     }
 
+    /// A server that was never stopped stops listening when it goes away (requests in flight hold
+    /// it, so none is left unanswered).
+    deinit {
+        listener.withLock { state -> HTTPListener? in defer { state = nil }; return state }?.stop()
+    }
+
     /// Stops the server: new requests get `503` at once, requests in flight may finish for up to
     /// `drainTimeout`, then the rest are cancelled (their clients get what was generated so far,
     /// or an error). Returns once every connection is closed.

@@ -3,7 +3,7 @@
 
 --clients threads send --requests chat requests in all (default 32 and 200): each asks the
 model to repeat a unique marker (e.g. "Repeat exactly: ZX-1234-QW") after a filler of
-varying length, with max_tokens from a seeded RNG in [8, 96], temperature 0, half streamed.
+varying length, with max_tokens from a seeded RNG in [8, 96] (--max-tokens), temperature 0, half streamed.
 Checks:
   isolation   no response contains another request's marker
   completion  every request completes or gets a documented error (429: queue full)
@@ -39,8 +39,10 @@ FILLER = ("The harbour was quiet in the early morning, and the fishing boats roc
           "Somewhere in the town a bakery opened its shutters and the smell of bread drifted down the street. ")
 
 
-def workload(count: int, seed: int) -> list[dict]:
-    """The requests of one round: unique markers, prompt lengths and max_tokens from a seeded RNG."""
+def workload(count: int, seed: int, tokens: tuple[int, int] = (8, 96), filler: int = 30) -> list[dict]:
+    """The requests of one round: unique markers, prompt lengths (up to `filler` sentences before
+    the instruction) and max_tokens from a seeded RNG."""
+    maximum_filler = filler
     rng = random.Random(seed)
     letters = "ABCDEFGHJKLMNPQRSTUVWXYZ"
     markers: list[str] = []
@@ -51,9 +53,10 @@ def workload(count: int, seed: int) -> list[dict]:
             markers.append(marker)
     requests = []
     for index, marker in enumerate(markers):
-        filler = "".join(rng.choice(FILLER) for _ in range(rng.choice([0, 1, 4, 12, 30])))
+        sentences = rng.choice([0, 1, 4, 12, 30])
+        filler = "".join(rng.choice(FILLER) for _ in range(min(sentences, maximum_filler)))
         requests.append({"index": index, "marker": marker, "stream": index % 2 == 0,
-                         "max_tokens": rng.randint(8, 96),
+                         "max_tokens": rng.randint(*tokens),
                          "prompt": f"{filler}Repeat exactly: {marker}"})
     return requests
 
@@ -127,9 +130,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="rounds of the whole workload (>= 2 for memory)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the workload's RNG")
     parser.add_argument("--pid", type=int, help="llama-server's process id, for its resident memory")
+    parser.add_argument("--max-tokens", default="8,96", help="the range of max_tokens, LOW,HIGH (default 8,96)")
+    parser.add_argument("--max-filler", type=int, default=30,
+                        help="the most filler sentences before a prompt's instruction (0, 1, 4, 12 or 30 drawn; default 30)")
     parser.set_defaults(timeout=600)  # a request may wait behind the others: --clients beyond --parallel
     suite = Suite(parser.parse_args())
-    requests = workload(suite.args.requests, suite.args.seed)
+    low, high = (int(part) for part in suite.args.max_tokens.split(","))
+    requests = workload(suite.args.requests, suite.args.seed, (low, high), suite.args.max_filler)
     rounds = []
     for number in range(1, suite.args.rounds + 1):
         rounds.append(run_round(suite, requests))
