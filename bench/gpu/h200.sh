@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -11,6 +11,8 @@
 #   bench   bench/compare.py on each model: llmkit bench against llama-bench, ABBA-paired
 #   batched bench/batched.py on the 7B-shaped model: llmkit bench --parallel against
 #           llama-batched-bench (-kvu), B = 1 … 32, ABBA-paired, then the mixed workload at B = 8
+#   serve   bench/serve_compare.py on the 7B-shaped model: llmkit serve against llama-server, 8
+#           sequences each, 1/4/8 streaming clients, ABBA-paired
 #
 # Results go to $OUT (or .gpu-work/out): bench-<model>.md and .json, env.txt.
 # LLMKIT_GPU_PAIRS (default 5) and LLMKIT_GPU_MODELS ("name:repetitions …") tune the bench phase.
@@ -94,12 +96,22 @@ phase_batched() {
         | tee "$out/batched-synth-7b-q4_0.md"
 }
 
+phase_serve() {
+    libraries
+    log "llmkit serve against llama-server on synth-7b-q4_0 (${LLMKIT_GPU_SERVE_PAIRS:-2} ABBA pairs)"
+    python3 "$root/bench/serve_compare.py" --model-path "$work/synth-7b-q4_0.gguf" --prefix "$work/prefix" \
+        --llmkit "$work/llmkit" --threads "$(nproc)" --gpu-layers 999 --parallel 8 --context 1024 --clients 1,4,8 \
+        --requests 4 --max-tokens 128 --pairs "${LLMKIT_GPU_SERVE_PAIRS:-2}" --json "$out/serve-synth-7b-q4_0.json" \
+        | tee "$out/serve-synth-7b-q4_0.md"
+}
+
 case "$phase" in
     env) phase_env ;;
     build) phase_build ;;
     models) phase_models ;;
     bench) phase_bench ;;
     batched) phase_batched ;;
-    all) phase_env; phase_build; phase_models; phase_bench; phase_batched ;;
-    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|all]" >&2; exit 2 ;;
+    serve) phase_serve ;;
+    all) phase_env; phase_build; phase_models; phase_bench; phase_batched; phase_serve ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|all]" >&2; exit 2 ;;
 esac

@@ -29,7 +29,8 @@ src="$cache/src/llama_cpp_python-0.3.36/vendor/llama.cpp"
 tar -C "$(dirname "$src")" -cJf "$payload/llama-src.tar.xz" \
     --exclude='llama.cpp/models/*.gguf' --exclude='llama.cpp/docs' --exclude='llama.cpp/tests' \
     --exclude='llama.cpp/examples' --exclude='llama.cpp/media' --exclude='llama.cpp/benches' \
-    --exclude='llama.cpp/gguf-py' --exclude='llama.cpp/tools/ui' --exclude='llama.cpp/.git*' llama.cpp
+    --exclude='llama.cpp/gguf-py' --exclude='llama.cpp/tools/ui/src' --exclude='llama.cpp/tools/ui/tests' \
+    --exclude='llama.cpp/tools/ui/static' --exclude='llama.cpp/.git*' llama.cpp
 
 head -c 6525120 "$cache/models/gemma.gguf" | xz -T0 -6 > "$payload/gemma-header.xz"
 cp /work/shared/bench/synth_llama_gguf.py "$payload/" 2>/dev/null || cp "$root/../shared/bench/synth_llama_gguf.py" "$payload/"
