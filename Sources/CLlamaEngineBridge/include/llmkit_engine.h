@@ -129,6 +129,47 @@ void llmkit_sampler_free(llmkit_sampler * sampler);
 /// callback (collect it there), and `*error` gets a short summary.
 bool llmkit_grammar_check(const struct llama_model * model, const char * grammar, llmkit_error * error);
 
+/// A helper process, forked right after a model has loaded, while the process holds the model
+/// but no inference context: it forks workers on request. A worker inherits the loaded model
+/// (the same addresses) and nothing that the process allocated later, such as KV caches and
+/// compute buffers, so forking one is cheap and it pins none of that memory. Workers run code
+/// that must not run in this process (llama.cpp's template engine over untrusted templates).
+/// Thread-safe.
+typedef struct llmkit_helper llmkit_helper;
+
+/// The code a worker runs: it talks to this process over `socket` and returns (or exits) when
+/// done. `argument` and `variant` are the values given to `llmkit_helper_acquire`.
+typedef void (*llmkit_worker_entry)(int socket, const void * argument, uint64_t variant);
+
+/// A worker: this process's end of its socket, and its process id.
+typedef struct llmkit_worker {
+    int     socket;
+    int64_t pid;
+} llmkit_worker;
+
+/// Forks the helper. Returns NULL where processes cannot be forked (the callers then do their
+/// work another way).
+llmkit_helper * llmkit_helper_start(void);
+
+/// The helper's process id (for diagnostics and tests).
+int64_t llmkit_helper_pid(const llmkit_helper * helper);
+
+/// Ends the helper and its idle workers. Workers still in use end when their socket is closed.
+void llmkit_helper_stop(llmkit_helper * helper);
+
+/// An idle worker that runs `entry` with `argument` and `variant`, or a new one. Returns false
+/// when none can be started.
+bool llmkit_helper_acquire(llmkit_helper * helper, llmkit_worker_entry entry, const void * argument,
+                           uint64_t variant, llmkit_worker * worker);
+
+/// Gives back a worker that answered in full and may serve again (acquired with these values).
+void llmkit_helper_release(llmkit_helper * helper, llmkit_worker_entry entry, const void * argument,
+                           uint64_t variant, llmkit_worker worker);
+
+/// Ends a worker that must not serve again: closes its socket, kills it, waits for it, and
+/// returns its wait status (as from waitpid), or -1 when it is not known.
+int llmkit_helper_end(llmkit_helper * helper, llmkit_worker worker);
+
 #ifdef __cplusplus
 }
 #endif

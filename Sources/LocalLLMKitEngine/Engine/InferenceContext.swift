@@ -29,6 +29,7 @@ package final class InferenceContext: @unchecked Sendable {
             throw LocalModel.Error.contextCreationFailed(
                 reason: errors.summary ?? "llama.cpp returned no context (too little memory for \(parameters.n_ctx) tokens?)")
         }
+        LlamaRuntime.countContexts(1)
         self.pointer = context
         self.model = model
         // llama.cpp may round the cache up (to a multiple of 256); the length asked for stays the limit.
@@ -48,6 +49,7 @@ package final class InferenceContext: @unchecked Sendable {
     deinit {
         llama_batch_free(batch)
         llama_free(pointer)
+        LlamaRuntime.countContexts(-1)
     }
 
     private var memory: llama_memory_t { llama_get_memory(pointer) }

@@ -1,5 +1,6 @@
 import CLlama
 import CLlamaEngineBridge
+import Synchronization
 
 /// One-time, process-wide set-up of llama.cpp: the logger, then the backends.
 package enum LlamaRuntime {
@@ -12,6 +13,16 @@ package enum LlamaRuntime {
         llama_backend_init()
         return true
     }()
+
+    private static let liveContexts = Mutex(0)
+
+    /// How many inference contexts exist in this process now.
+    package static var liveContextCount: Int { liveContexts.withLock { $0 } }
+
+    /// Counts a context created (`+1`) or freed (`-1`).
+    package static func countContexts(_ change: Int) {
+        liveContexts.withLock { $0 += change }
+    }
 
     /// Initializes llama.cpp once; cheap on later calls.
     package static func ensureInitialized() {

@@ -1,4 +1,5 @@
 import CLlama
+import CLlamaEngineBridge
 
 /// Owns a loaded `llama_model` and frees it when the last reference goes away.
 ///
@@ -7,13 +8,26 @@ import CLlama
 package final class ModelHandle: @unchecked Sendable {
     package let pointer: OpaquePointer
     package let vocabulary: OpaquePointer
+    /// The model's helper process (`llmkit_helper_start`), whose workers run work that must not
+    /// run in this process, such as llama.cpp's template engine. It is forked right after the
+    /// load, and only while no inference context exists in this process, so that it pins none of
+    /// their memory (a KV cache the process writes later would be copied for it); nil otherwise,
+    /// and where processes cannot be forked.
+    package let helper: OpaquePointer?
+
+    /// The helper's process id, if there is a helper.
+    package var helperProcessID: Int32? {
+        helper.map { Int32(llmkit_helper_pid($0)) }
+    }
 
     package init(pointer: OpaquePointer) {
         self.pointer = pointer
         self.vocabulary = llama_model_get_vocab(pointer)
+        self.helper = LlamaRuntime.liveContextCount == 0 ? llmkit_helper_start() : nil
     }
 
     deinit {
+        llmkit_helper_stop(helper)
         llama_model_free(pointer)
     }
 }
