@@ -6,6 +6,7 @@
 #include "chat_params_codec.hpp"
 #include "chat_render.hpp"
 #include "template_guard.hpp"
+#include "template_work.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -20,6 +21,8 @@
 struct llmkit_chat_templates {
     /// Borrowed: the caller keeps the model alive as long as the templates.
     const llama_model * model;
+    /// Borrowed, may be null: the model's helper process, whose workers run the templates.
+    llmkit_helper * helper;
     /// The override as given: Jinja source, a built-in name, or "" for the model's own.
     std::string source;
     llmkit::template_limits limits;
@@ -53,40 +56,6 @@ Result guarded_template(int32_t * bound, llmkit_error * error, Result fallback, 
     });
 }
 
-/// The template sources llama.cpp will parse for `source` (the model's own when it is empty).
-std::vector<std::string> parsed_sources(const llama_model * model, const std::string & source) {
-    if (!source.empty()) {
-        return {source};
-    }
-    std::vector<std::string> sources;
-    for (const char * name : {static_cast<const char *>(nullptr), "tool_use"}) {
-        if (const char * text = llama_model_chat_template(model, name)) {
-            sources.emplace_back(text);
-        }
-    }
-    return sources;
-}
-
-common_chat_templates_inputs inputs_from_request(const common_json & request) {
-    common_chat_templates_inputs inputs;
-    inputs.messages              = common_chat_msgs_parse_oaicompat(request.at("messages"));
-    inputs.add_generation_prompt = request.value("add_generation_prompt", true);
-    inputs.enable_thinking       = request.value("enable_thinking", false);
-    inputs.use_jinja             = request.value("use_jinja", true);
-    inputs.reasoning_format      = COMMON_REASONING_FORMAT_AUTO;
-    if (request.contains("kwargs")) {
-        for (const auto & [name, value] : request.at("kwargs").items()) {
-            inputs.chat_template_kwargs[name] = value.get<std::string>();
-        }
-    }
-    if (request.contains("tools") && !request.at("tools").empty()) {
-        inputs.tools = common_chat_tools_parse_oaicompat(request.at("tools"));
-        inputs.tool_choice = common_chat_tool_choice_parse_oaicompat(request.value("tool_choice", "auto"));
-        inputs.parallel_tool_calls = request.value("parallel_tool_calls", false);
-    }
-    return inputs;
-}
-
 } // namespace
 
 extern "C" llmkit_template_limits llmkit_template_limits_default(void) {
@@ -100,7 +69,17 @@ extern "C" llmkit_template_limits llmkit_template_limits_default(void) {
     return limits;
 }
 
-extern "C" llmkit_chat_templates * llmkit_chat_templates_create(const llama_model * model, const char * source,
+extern "C" void llmkit_template_run_counts(uint64_t * in_workers, uint64_t * in_children) {
+    if (in_workers) {
+        *in_workers = llmkit::worker_run_count();
+    }
+    if (in_children) {
+        *in_children = llmkit::child_run_count();
+    }
+}
+
+extern "C" llmkit_chat_templates * llmkit_chat_templates_create(const llama_model * model, llmkit_helper * helper,
+                                                                const char * source,
                                                                 const llmkit_template_limits * limits,
                                                                 int32_t * bound, llmkit_error * error) {
     return guarded_template<llmkit_chat_templates *>(bound, error, nullptr, [&]() -> llmkit_chat_templates * {
@@ -109,41 +88,18 @@ extern "C" llmkit_chat_templates * llmkit_chat_templates_create(const llama_mode
         }
         auto templates = std::make_unique<llmkit_chat_templates>();
         templates->model = model;
+        templates->helper = helper;
         templates->source = source ? source : "";
         templates->limits = limits_from(limits);
-        const auto sources = parsed_sources(model, templates->source);
-        for (const auto & text : sources) {
+        for (const auto & text : llmkit::parsed_sources(model, templates->source)) {
             llmkit::check_template_size(text, templates->limits);
         }
-        templates->description = llmkit::run_contained(templates->limits, [&]() -> std::string {
-            for (const auto & text : sources) {
-                llmkit::check_template_source(text, templates->limits);
-            }
-            // llama.cpp rethrows a parse error as a plain std::exception (its message lost, only
-            // logged): parse the main template once here, so that the error says what is wrong.
-            if (!sources.empty()) {
-                try {
-                    common_chat_template probe(sources.front(), "", "");
-                } catch (const llmkit::template_limit_error &) {
-                    throw;
-                } catch (const std::exception & e) {
-                    throw std::runtime_error(std::string("the template cannot be parsed: ") + e.what());
-                }
-            }
-            auto impl = common_chat_templates_init(model, templates->source);
-            if (!impl) {
-                throw std::runtime_error("llama.cpp could not initialize the chat template");
-            }
-            common_json caps = common_json::object();
-            for (const auto & [name, value] : common_chat_templates_get_caps(impl.get())) {
-                caps[name] = value;
-            }
-            common_json out = common_json::object();
-            out["source"] = common_chat_templates_source(impl.get());
-            out["supports_thinking"] = common_chat_templates_support_enable_thinking(impl.get());
-            out["caps"] = caps;
-            return out.dump_safe();
-        });
+        if (!llmkit::run_in_worker(helper, model, templates->limits, llmkit::template_work_kind::describe,
+                                   templates->source, "", templates->description)) {
+            templates->description = llmkit::run_contained(templates->limits, [&]() -> std::string {
+                return llmkit::describe_templates(model, templates->source, templates->limits);
+            });
+        }
         return templates.release();
     });
 }
@@ -173,32 +129,17 @@ extern "C" bool llmkit_chat_renders_create(const llmkit_chat_templates * templat
             throw std::invalid_argument("render needs a JSON array of " + std::to_string(count) + " requests");
         }
         // Each request is parsed here, so that bad JSON is reported before a process starts.
-        std::vector<common_chat_templates_inputs> inputs;
         for (const auto & request : requests) {
-            inputs.push_back(inputs_from_request(request));
+            llmkit::inputs_from_request(request);
         }
-        const std::string rendered = llmkit::run_contained(templates->limits, [&]() -> std::string {
-            auto impl = common_chat_templates_init(templates->model, templates->source);
-            if (!impl) {
-                throw std::runtime_error("llama.cpp could not initialize the chat template");
-            }
-            // A request the template rejects (raise_exception…) fails alone; a bound ends the run.
-            llmkit::byte_writer out;
-            for (const auto & input : inputs) {
-                llmkit::byte_writer one;
-                try {
-                    llmkit::encode_chat_params(one, common_chat_templates_apply(impl.get(), input));
-                    out.u64(1);
-                    out.bytes += one.bytes;
-                } catch (const llmkit::template_limit_error &) {
-                    throw;
-                } catch (const std::exception & e) {
-                    out.u64(0);
-                    out.text(e.what());
-                }
-            }
-            return out.bytes;
-        });
+        std::string rendered;
+        if (!llmkit::run_in_worker(templates->helper, templates->model, templates->limits,
+                                   llmkit::template_work_kind::render, templates->source, requests_json, rendered)) {
+            rendered = llmkit::run_contained(templates->limits, [&]() -> std::string {
+                const auto impl = llmkit::init_templates(templates->model, templates->source);
+                return llmkit::render_requests(impl.get(), requests_json);
+            });
+        }
         llmkit::byte_reader in(rendered);
         std::vector<std::unique_ptr<llmkit_chat_render>> made;
         std::vector<std::string> failures;

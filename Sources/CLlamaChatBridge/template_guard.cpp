@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,8 @@
 
 namespace llmkit {
 namespace {
+
+std::atomic<std::uint64_t> runs_in_children{0};
 
 struct stack_job {
     const std::function<std::string()> * body;
@@ -65,7 +68,77 @@ std::string describe_exit(int status) {
 
 } // namespace
 
+std::chrono::steady_clock::time_point deadline_after(const template_limits & limits) {
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(limits.seconds));
+}
+
+read_outcome read_report(int fd, const template_limits & limits, std::chrono::steady_clock::time_point deadline,
+                         std::string & message, const std::function<bool(bool)> & gone) {
+    bool ended = false;         // end of file seen
+    auto drain = [&] {
+        char buffer[1 << 16];
+        for (;;) {
+            const ssize_t got = read(fd, buffer, sizeof(buffer));
+            if (got > 0) {
+                message.append(buffer, std::size_t(got));
+                if (message.size() > limits.memory_bytes + header_size) {
+                    return; // more than the child may build
+                }
+            } else if (got < 0 && errno == EINTR) {
+                continue;
+            } else {
+                ended = ended || got == 0;
+                return;
+            }
+        }
+    };
+    while (!report_complete(message)) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            return read_outcome::timed_out;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+        pollfd ready{fd, POLLIN, 0};
+        const int polled = poll(&ready, 1, int(std::min<long long>(left, 50)) + 1);
+        if (polled > 0) {
+            drain();
+            if (message.size() > limits.memory_bytes + header_size) {
+                return read_outcome::oversized;
+            }
+            if (!ended || report_complete(message)) {
+                continue;
+            }
+        }
+        if (gone(ended)) {
+            drain(); // what it wrote before it ended
+            return report_complete(message) ? read_outcome::complete : read_outcome::gone;
+        }
+    }
+    return read_outcome::complete;
+}
+
+[[noreturn]] void throw_incomplete(const template_limits & limits, read_outcome outcome, int status) {
+    if (outcome == read_outcome::oversized) {
+        throw template_limit_error(template_bound::size, size_bound_message(limits));
+    }
+    if (outcome == read_outcome::timed_out || (status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)) {
+        char text[120];
+        std::snprintf(text, sizeof(text), "the template runs too long (time bound: %g s)", limits.seconds);
+        throw template_limit_error(template_bound::time, text);
+    }
+    if (status == -1) {
+        throw std::runtime_error("llama.cpp's template engine ended without an answer");
+    }
+    throw std::runtime_error(describe_exit(status));
+}
+
+std::uint64_t child_run_count() {
+    return runs_in_children.load(std::memory_order_relaxed);
+}
+
 std::string run_contained(const template_limits & limits, const std::function<std::string()> & body) {
+    runs_in_children.fetch_add(1, std::memory_order_relaxed);
     int fds[2];
     if (pipe(fds) != 0) {
         throw std::runtime_error(std::string("cannot create a pipe for the chat template: ") + std::strerror(errno));
@@ -95,87 +168,35 @@ std::string run_contained(const template_limits & limits, const std::function<st
     fcntl(input, F_SETFL, fcntl(input, F_GETFL) | O_NONBLOCK);
 
     // Read the child's message until it is complete, the child is gone, or the deadline passes.
-    // EOF is not awaited: a child forked at the same time by another thread may hold the pipe too.
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(limits.seconds));
-    std::string message;
+    // End of file is not awaited: a child forked at the same time by another thread may hold
+    // the pipe too.
     int status = 0;
-    bool exited = false, timed_out = false, oversized = false;
-    auto complete = [&] {
-        if (message.size() < header_size) {
-            return false;
-        }
-        std::uint64_t length = 0;
-        for (int i = 7; i >= 0; --i) {
-            length = length << 8 | static_cast<unsigned char>(message[2 + i]);
-        }
-        return message.size() - header_size >= length;
-    };
-    auto drain = [&] {
-        char buffer[1 << 16];
-        for (;;) {
-            const ssize_t got = read(input, buffer, sizeof(buffer));
-            if (got > 0) {
-                message.append(buffer, std::size_t(got));
-                if (message.size() > limits.memory_bytes + header_size) {
-                    return; // more than the child may build: treated as incomplete
-                }
-            } else if (got < 0 && errno == EINTR) {
-                continue;
-            } else {
-                return;
-            }
-        }
-    };
-    while (!complete()) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= deadline) {
-            timed_out = true;
-            break;
-        }
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
-        pollfd ready{input, POLLIN, 0};
-        const int polled = poll(&ready, 1, int(std::min<long long>(left, 50)) + 1);
-        if (polled > 0) {
-            drain();
-            if (message.size() > limits.memory_bytes + header_size) {
-                oversized = true;
-                break;
-            }
-            continue;
-        }
+    bool exited = false;
+    std::string message;
+    const auto outcome = read_report(input, limits, deadline_after(limits), message, [&](bool) {
         const pid_t waited = waitpid(child, &status, WNOHANG);
-        if (waited == child || (waited < 0 && errno == ECHILD)) {
-            exited = waited == child;
-            drain(); // what it wrote before it ended
-            break;
-        }
-    }
+        exited = waited == child;
+        return exited || (waited < 0 && errno == ECHILD);
+    });
     if (!exited) {
-        if (!complete()) {
+        if (outcome != read_outcome::complete) {
             kill(child, SIGKILL);
         }
         while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
         }
     }
     close(input);
+    if (outcome != read_outcome::complete) {
+        throw_incomplete(limits, outcome, status);
+    }
+    return take_report(message);
+}
 
-    if (oversized) {
-        throw template_limit_error(template_bound::size, size_bound_message(limits));
-    }
-    if (!complete()) {
-        if (timed_out || (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)) {
-            char text[120];
-            std::snprintf(text, sizeof(text), "the template runs too long (time bound: %g s)", limits.seconds);
-            throw template_limit_error(template_bound::time, text);
-        }
-        throw std::runtime_error(describe_exit(status));
-    }
+std::string take_report(const std::string & message) {
     const unsigned char kind = static_cast<unsigned char>(message[0]);
     const auto bound = static_cast<template_bound>(static_cast<unsigned char>(message[1]));
-    std::string payload = message.substr(header_size);
-    if (kind == status_ok) {
+    std::string payload = message.substr(header_size, announced_length(message));
+    if (kind == status_ok || kind == status_ok_retiring) {
         return payload;
     }
     if (kind == status_bound) {

@@ -1,7 +1,8 @@
 // Bounds on llama.cpp's Jinja engine, which has none of its own.
 //
-// Every template parse and render runs in a child process forked for it: on a thread with a
-// known large stack, under a memory limit (RLIMIT_DATA) and a deadline. Whatever the template
+// Every template parse and render runs in another process: a worker forked by the model's helper
+// process (template_worker.cpp), or else a child forked for it; on a thread with a known large
+// stack, under a memory limit (RLIMIT_DATA), a CPU limit and a deadline. Whatever the template
 // does there (deep recursion, gigabytes of text, endless loops, an engine assertion), only the
 // child dies; the caller gets a typed error naming the bound.
 //
@@ -11,6 +12,8 @@
 // an exception cannot leave a destructor. Work that never allocates (`'' * 10**15`) cannot be
 // interrupted at all. A child process can be killed at any instant, and frees everything it held.
 #pragma once
+
+#include "llmkit_engine.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -58,6 +61,26 @@ inline void check_template_size(const std::string & source, const template_limit
 /// prefix operators and blocks (which the parser follows by recursion), and the length of each tag.
 /// Throws template_limit_error.
 void check_template_source(const std::string & source, const template_limits & limits);
+
+/// What a template worker does for a request.
+enum class template_work_kind : std::uint64_t {
+    /// Check, parse and describe the model's templates for a source (template_work.hpp).
+    describe = 1,
+    /// Render a JSON array of requests with the templates for a source.
+    render = 2,
+};
+
+/// Runs template work in one of the workers of `helper` (template_worker.cpp), which inherited
+/// `model`, under `limits`, and stores its bytes in `result`. Returns false when no worker can be
+/// had (no helper, or it cannot fork) or the worker was killed from outside before it answered:
+/// the caller then runs the work with run_contained. Throws like run_contained.
+bool run_in_worker(llmkit_helper * helper, const struct llama_model * model, const template_limits & limits,
+                   template_work_kind work, const std::string & source, const std::string & payload,
+                   std::string & result);
+
+/// How many runs went to workers, and to one-shot children, in this process.
+std::uint64_t worker_run_count();
+std::uint64_t child_run_count();
 
 /// Runs `body` in a child process under `limits` and returns the bytes it produced.
 /// Throws template_limit_error when a bound is exceeded, and std::runtime_error with the child's

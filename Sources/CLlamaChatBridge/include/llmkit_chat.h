@@ -19,7 +19,7 @@ extern "C" {
 struct llama_model;
 
 /// Bounds on chat template work. llama.cpp's Jinja engine has none of its own, so every
-/// template parse and render runs in a child process, on a thread with a stack of
+/// template parse and render runs in another process, on a thread with a stack of
 /// `stack_bytes`, with at most `memory_bytes` more memory, for at most `seconds`.
 /// Start from `llmkit_template_limits_default()`.
 typedef struct llmkit_template_limits {
@@ -42,6 +42,10 @@ enum {
 /// Generous bounds that every real template shipped with llama.cpp stays far within.
 llmkit_template_limits llmkit_template_limits_default(void);
 
+/// How many template runs (parses and renders) this process has had done so far in workers of a
+/// model's helper process, and in a child forked for the run.
+void llmkit_template_run_counts(uint64_t * in_workers, uint64_t * in_children);
+
 /// llama.cpp's chat templates for one model: immutable after creation, safe to use from
 /// several threads. The model must outlive them.
 typedef struct llmkit_chat_templates llmkit_chat_templates;
@@ -49,11 +53,13 @@ typedef struct llmkit_chat_templates llmkit_chat_templates;
 /// Creates the templates, checking that llama.cpp can parse them within `limits` (NULL for the
 /// defaults). `source` is a Jinja template, or NULL / "" for the model's embedded template
 /// (ChatML when it has none), or the name of one of llama.cpp's built-in templates (rendered by
-/// `llama_chat_apply_template` when the request says `"use_jinja": false`). Returns NULL and
+/// `llama_chat_apply_template` when the request says `"use_jinja": false`). `helper` (may be
+/// NULL) is the model's helper process: its workers parse and render the templates; without one,
+/// each parse and render forks a child. The helper must outlive the templates. Returns NULL and
 /// sets `*error` on failure, and `*bound` (may be NULL) to the bound exceeded, if any.
-llmkit_chat_templates * llmkit_chat_templates_create(const struct llama_model * model, const char * source,
-                                                     const llmkit_template_limits * limits, int32_t * bound,
-                                                     llmkit_error * error);
+llmkit_chat_templates * llmkit_chat_templates_create(const struct llama_model * model, llmkit_helper * helper,
+                                                     const char * source, const llmkit_template_limits * limits,
+                                                     int32_t * bound, llmkit_error * error);
 
 /// A JSON object describing the templates: `{"source", "supports_thinking", "caps": {...}}`.
 char * llmkit_chat_templates_describe(const llmkit_chat_templates * templates, llmkit_error * error);

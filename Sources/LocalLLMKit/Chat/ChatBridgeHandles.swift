@@ -2,7 +2,8 @@ import CLlamaChatBridge
 import Foundation
 
 /// Owns the bridge's templates for one model (immutable, thread-safe). llama.cpp parses and
-/// renders them only in contained child processes, under ``limits``.
+/// renders them only in other processes, under ``limits``: workers of the model's helper
+/// process (``ModelHandle/helper``), else a child forked for each run.
 final class ChatTemplatesHandle: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Keeps the model alive while the templates exist: the bridge borrows it.
@@ -21,7 +22,7 @@ final class ChatTemplatesHandle: @unchecked Sendable {
         var error: llmkit_error?
         var bound: Int32 = 0
         var bridged = limits.bridged
-        guard let pointer = llmkit_chat_templates_create(model.pointer, source, &bridged, &bound, &error) else {
+        guard let pointer = llmkit_chat_templates_create(model.pointer, model.helper, source, &bridged, &bound, &error) else {
             throw Bridge.templateError(Bridge.take(error), bound: bound)
         }
         self.pointer = pointer

@@ -204,6 +204,15 @@ public struct ChatTemplate: Sendable {
         }
     }
 
+    /// How many template runs (parses and renders) this process has had done so far in workers
+    /// of a model's helper process, and in a child forked for the run.
+    package static func runCounts() -> (inWorkers: UInt64, inChildren: UInt64) {
+        var workers: UInt64 = 0
+        var children: UInt64 = 0
+        llmkit_template_run_counts(&workers, &children)
+        return (workers, children)
+    }
+
     /// The names of llama.cpp's built-in templates.
     public static func builtinNames() -> Set<String> {
         let count = llama_chat_builtin_templates(nil, 0)
