@@ -22,13 +22,13 @@ extension Conversation {
     /// The arguments are those of ``respond(to:format:options:thinking:toolPolicy:)``.
     /// - Throws: ``ChatTemplate/Error/failed(reason:)`` or ``LocalModel/Error/invalidOption(name:reason:)``.
     public func preflight(_ prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
-                          thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) throws -> Preflight {
+                          thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> Preflight {
         let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
         try request.validate()
         let plan = try planTurn([.user(Self.userMessage(prompt, format: format))], request: request,
                                 toolChoice: Self.toolChoice(for: request, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
-        let cached = configuration.reusesPromptCache ? try model.assumeIsolated { try $0.scheduler().reusablePrefix(of: plan.tokens) } : 0
+        let cached = configuration.reusesPromptCache ? try await model.reusablePrefix(of: plan.tokens) : 0
         return Preflight(promptTokens: plan.tokens.count, cachedTokens: cached, contextLength: contextLength,
                          fits: plan.fits, maximumResponseTokens: plan.fits ? min(options.maximumResponseTokens ?? room, room) : 0,
                          droppedTurns: plan.droppedTurns)

@@ -43,7 +43,7 @@ extension Conversation {
         return round == 0 ? request.toolPolicy.choice : .auto
     }
 
-    /// One turn, start to end: generation rounds on the model's thread, tool calls between them.
+    /// One turn, start to end: generation rounds on the model's sequences, tool calls between them.
     private func serveTurn(_ prompt: String, request requested: TurnRequest, flag: CancellationFlag,
                            emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> ModelResponse<String> {
         await turnLock.lock()

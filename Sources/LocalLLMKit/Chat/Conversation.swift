@@ -54,11 +54,6 @@ public actor Conversation {
     /// Numbers the tool calls of this conversation (`call-1`, `call-2`, …).
     var callCount = 0
 
-    /// Runs on the model's thread, so that conversations and completions of one model never run at once.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        model.unownedExecutor
-    }
-
     /// Starts a conversation.
     /// - Parameters:
     ///   - model: the model.

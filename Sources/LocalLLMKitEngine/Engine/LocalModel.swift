@@ -150,6 +150,12 @@ public actor LocalModel {
         return scheduler
     }
 
+    /// The longest prefix of `tokens` that a new request would take from the cache now.
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
+    package func reusablePrefix(of tokens: [Token]) throws -> Int {
+        try scheduler().reusablePrefix(of: tokens)
+    }
+
     /// Requests waiting for a free sequence now.
     package var waitingRequestCount: Int { batchScheduler?.waitingCount ?? 0 }
 
