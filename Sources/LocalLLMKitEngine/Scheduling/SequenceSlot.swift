@@ -32,9 +32,11 @@ struct SlotPlacement: Equatable {
 
     /// Chooses a slot for `prompt` among `slots`, as llama-server does with `cache_prompt`:
     /// the longest cached prefix of any sequence (idle or busy) is reused. An idle sequence
-    /// that holds nothing else is taken as it is; otherwise the least recently used idle
-    /// sequence (an empty one first) takes a shared copy of the prefix, so that the cache of
-    /// another conversation survives. Nil when no sequence is idle.
+    /// that holds nothing else is taken as it is. So is an idle sequence that holds the whole
+    /// prompt and more (the same request again: its old answer is what this one replaces) when
+    /// no sequence is empty; a copy would cost another conversation its cache. Otherwise the
+    /// least recently used idle sequence (an empty one first) takes a shared copy of the prefix,
+    /// so that the cache of another conversation survives. Nil when no sequence is idle.
     /// - Parameter usable: whether a slot's first `n` tokens are still whole in the cache
     ///   (a sliding window can have dropped them).
     static func choose(for prompt: [Int32], in slots: [SequenceSlot], reusingCache: Bool,
@@ -48,8 +50,10 @@ struct SlotPlacement: Equatable {
                 if count > (best?.count ?? 0), usable(index, count) { best = (index, count) }
             }
         }
+        let anyEmpty = idle.contains { slots[$0].tokens.isEmpty }
         if let best, slots[best.slot].isIdle,
-           slots[best.slot].tokens.count == best.count || idle == [best.slot] {
+           slots[best.slot].tokens.count == best.count || idle == [best.slot]
+            || (!anyEmpty && slots[best.slot].tokens.starts(with: prompt)) {
             return SlotPlacement(slot: best.slot, source: nil, cachedTokens: best.count)
         }
         let candidates = idle.filter { $0 != best?.slot }

@@ -45,6 +45,16 @@ struct SlotPlacementTests {
         #expect(Self.choose([1, 2, 3, 4], slots) == SlotPlacement(slot: 1, source: 0, cachedTokens: 3))
     }
 
+    @Test("the same prompt again takes the sequence that holds it and its old answer, unless one is empty")
+    func samePromptAgain() {
+        let full = [Self.slot(0, [1, 2, 3, 4, 8, 8], used: 5), Self.slot(1, [5, 6], used: 1), Self.slot(2, [6], used: 2)]
+        #expect(Self.choose([1, 2, 3, 4], full) == SlotPlacement(slot: 0, source: nil, cachedTokens: 3))
+        let withEmpty = full + [Self.slot(3, [], used: 9)]
+        #expect(Self.choose([1, 2, 3, 4], withEmpty) == SlotPlacement(slot: 3, source: 0, cachedTokens: 3))
+        // A prompt that leaves the cached text before its end shares the prefix instead.
+        #expect(Self.choose([1, 2, 3, 7, 7], full) == SlotPlacement(slot: 1, source: 0, cachedTokens: 3))
+    }
+
     @Test("when the matching sequence is the only idle one, it is cut back to the prefix")
     func onlyIdleIsCut() {
         let slots = [Self.slot(0, [1, 2, 9, 9])]
