@@ -40,6 +40,10 @@ extension LocalModel {
         /// that any cached prefix can be reused by a later request. Costs a full-size cache on
         /// such models; other models ignore it.
         public var usesFullSlidingWindowCache: Bool
+        /// Whether the text work of a step's tokens runs once the next step is queued (see
+        /// ``BatchScheduler``); nil: where layers are offloaded to a GPU, on which `llama_decode`
+        /// returns before the work is done. Tests set it to run that order on the CPU too.
+        package var defersTextWork: Bool?
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -71,6 +75,11 @@ extension LocalModel {
 
         /// The default context length cap when ``contextLength`` is nil.
         public static let defaultContextLength = 4096
+
+        /// Whether the text work of a step's tokens waits until the next step is queued.
+        package var defersTextWorkInEffect: Bool {
+            defersTextWork ?? (!vocabularyOnly && LlamaRuntime.supportsGPUOffload && gpuLayers != 0)
+        }
 
         /// The thread count in effect.
         public var effectiveThreads: Int {

@@ -144,7 +144,8 @@ public actor LocalModel {
         let context = try makeContext(contextLength: contextLength * sequences,
                                       fullSlidingWindowCache: configuration.usesFullSlidingWindowCache, sequences: sequences)
         let scheduler = BatchScheduler(context: context, tokenizer: tokenizer, executor: executor,
-                                       queueLimit: configuration.maximumQueuedRequests)
+                                       queueLimit: configuration.maximumQueuedRequests,
+                                       defersText: configuration.defersTextWorkInEffect)
         batchScheduler = scheduler
         sharedContextCount += 1
         return scheduler

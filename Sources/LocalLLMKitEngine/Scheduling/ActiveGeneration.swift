@@ -7,6 +7,12 @@ package final class ActiveGeneration {
     private let tokenizer: Tokenizer
     private let sampler: Sampler
     private let tokenLimit: Int
+    /// Whether the text of a sampled token (detokenizing, stop sequences, streaming) is handled
+    /// only once the step that decodes it is queued (``handleDeferredText()``), so that it runs
+    /// while the device computes: where `llama_decode` returns before the work is done (a GPU).
+    private let defersText: Bool
+    /// With ``defersText``: the token sampled last, whose text is not handled yet.
+    private var unhandledToken: Int32?
     private let clock = ContinuousClock()
     private let submitted: ContinuousClock.Instant
     private var promptStart: ContinuousClock.Instant
@@ -46,7 +52,7 @@ package final class ActiveGeneration {
     /// Starts `request` on `sequence`, whose first `cachedTokens` prompt tokens are already in the cache.
     /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
     package init(request: GenerationRequest, submitted: ContinuousClock.Instant, sequence: Int32, cachedTokens: Int,
-                 model: ModelHandle, tokenizer: Tokenizer) throws {
+                 model: ModelHandle, tokenizer: Tokenizer, defersText: Bool = false) throws {
         let plan = request.plan
         self.request = request
         self.sequence = sequence
@@ -54,6 +60,7 @@ package final class ActiveGeneration {
         self.sampler = try Sampler(model: model, sampling: plan.options.sampling, constraint: plan.constraint,
                                    thinking: plan.thinking, exhaustive: plan.samplesExhaustively)
         self.tokenLimit = min(plan.options.maximumResponseTokens ?? .max, request.contextLimit - plan.promptTokens.count)
+        self.defersText = defersText
         self.submitted = submitted
         self.promptStart = clock.now
         self.nextPromptIndex = cachedTokens
@@ -123,7 +130,32 @@ package final class ActiveGeneration {
             return finish(.endOfText)
         }
         tokens.append(token)
-        let step = matcher.append(decoder.decode(try tokenizer.piece(token, renderSpecial: plan.preservedTokens.contains(token))))
+        if defersText && tokens.count < tokenLimit {
+            unhandledToken = token
+            pendingToken = token
+            return
+        }
+        try handleText(of: token)
+    }
+
+    /// Handles the text of the token sampled last, which the step just queued decodes (with
+    /// ``defersText``). The request may end here, at a stop sequence or the end of balanced
+    /// JSON: its token was decoded anyway, and stays in the sequence's cache.
+    /// - Throws: ``LocalModel/Error/invalidToken(_:vocabularySize:)`` when the token has no text.
+    package func handleDeferredText() throws {
+        guard let token = unhandledToken, outcome == nil else { return }
+        unhandledToken = nil
+        try handleText(of: token)
+    }
+
+    private func piece(_ token: Int32) throws -> [UInt8] {
+        try tokenizer.piece(token, renderSpecial: request.plan.preservedTokens.contains(token))
+    }
+
+    /// Streams `token`'s text and ends the request at a stop sequence, the end of balanced JSON
+    /// or the token limit; otherwise the token is the next step's.
+    private func handleText(of token: Int32) throws {
+        let step = matcher.append(decoder.decode(try piece(token)))
         if let end = json?.scan(step.text) {
             add(String(step.text[..<end]))
             return finish(.endOfText)
@@ -143,8 +175,11 @@ package final class ActiveGeneration {
         guard outcome == nil else { return }
         var reason = reason
         var stopSequence = stopSequence
+        // The text of a token sampled but not handled yet (a cancellation came first) is output too.
+        let unhandled = unhandledToken.flatMap { try? piece($0) }.map { decoder.decode($0) } ?? ""
+        unhandledToken = nil
         if reason != .stopSequence && !(json?.isComplete ?? false) {
-            let step = matcher.append(decoder.finish())
+            let step = matcher.append(unhandled + decoder.finish())
             add(step.text)
             if let sequence = step.stop {
                 (reason, stopSequence) = (.stopSequence, sequence)

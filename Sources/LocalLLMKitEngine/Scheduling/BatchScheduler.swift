@@ -9,8 +9,14 @@ import Foundation
 /// samples with its own sampler. Requests beyond the number of sequences wait in a FIFO queue
 /// of bounded length.
 ///
+/// Where `llama_decode` returns before the device has computed (a GPU), the text work of the
+/// tokens a step decodes (detokenizing, stop sequences, streaming) runs once that step is queued,
+/// while the device computes it, instead of before it: the device then waits only for the
+/// sampling. A request that a stop sequence ends there has had its last token decoded once more
+/// than needed; that token stays in its sequence's cache, where it belongs to the text.
+///
 /// Runs only on the model's ``EngineExecutor``: every step is one job on it, so that other
-/// work of the model (rendering a conversation's prompt, tokenizing) runs between steps.
+/// work of the model runs between steps.
 package final class BatchScheduler: @unchecked Sendable {
     package typealias Completion = (Result<GenerationOutcome, any Error>) -> Void
 
@@ -24,6 +30,8 @@ package final class BatchScheduler: @unchecked Sendable {
     private let tokenizer: Tokenizer
     private let executor: EngineExecutor
     private let queueLimit: Int
+    /// Whether requests handle their tokens' text once the next step is queued (see above).
+    private let defersText: Bool
     private var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
     private var waiting: [Waiting] = []
@@ -33,11 +41,13 @@ package final class BatchScheduler: @unchecked Sendable {
     private var useCounter: UInt64 = 0
 
     /// A scheduler over `context`, whose sequences it owns from now on.
-    package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int) {
+    package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int,
+                 defersText: Bool = false) {
         self.context = context
         self.tokenizer = tokenizer
         self.executor = executor
         self.queueLimit = queueLimit
+        self.defersText = defersText
         self.slots = (0..<context.sequenceCount).map { SequenceSlot(id: Int32($0)) }
     }
 
@@ -72,10 +82,12 @@ package final class BatchScheduler: @unchecked Sendable {
         var entries: [InferenceContext.Entry] = []
         var flags: [CancellationFlag] = []
         var promptTaken: [(slot: Int, count: Int)] = []
+        var generating: [Int] = []
         for index in slots.indices {
             guard let generation = slots[index].generation, let token = generation.pendingToken else { continue }
             entries.append(.init(token: token, position: generation.position, sequence: slots[index].id, wantsLogits: true))
             flags.append(generation.request.cancellation)
+            generating.append(index)
         }
         for index in startOrder where entries.count < context.batchSize {
             guard let generation = slots[index].generation, generation.isEvaluatingPrompt,
@@ -90,17 +102,29 @@ package final class BatchScheduler: @unchecked Sendable {
             flags.append(generation.request.cancellation)
             promptTaken.append((index, chunk.count))
         }
-        if !entries.isEmpty { decode(entries, flags: flags, promptTaken: promptTaken) }
+        if !entries.isEmpty { decode(entries, flags: flags, promptTaken: promptTaken, generating: generating) }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
     }
 
-    private func decode(_ entries: [InferenceContext.Entry], flags: [CancellationFlag], promptTaken: [(slot: Int, count: Int)]) {
+    private func decode(_ entries: [InferenceContext.Entry], flags: [CancellationFlag], promptTaken: [(slot: Int, count: Int)],
+                        generating: [Int]) {
         let code = context.decode(entries, cancellations: flags)
+        if defersText {
+            // The device computes the step: meanwhile, the text of the tokens it decodes.
+            for index in generating {
+                do {
+                    try slots[index].generation?.handleDeferredText()
+                } catch {
+                    fail(index, error)
+                }
+            }
+        }
         guard code == 0 else {
             // Nothing of this batch counts: each sequence goes back to what it held before.
             for (index, count) in promptTaken { slots[index].generation?.returnPrompt(count) }
             for index in Set(entries.map { Int($0.sequence) }) {
                 context.removePositions(of: slots[index].id, from: slots[index].tokens.count)
+                release(index)          // a request its text just ended is complete all the same
             }
             if code != 2 {              // 2: aborted because every request in it was cancelled
                 let error = LocalModel.Error.decodeFailed(code: code, reason: InferenceContext.describe(code, context.contextLength))
@@ -113,6 +137,10 @@ package final class BatchScheduler: @unchecked Sendable {
             let index = Int(entry.sequence)
             slots[index].tokens.append(entry.token)
             guard entry.wantsLogits, let generation = slots[index].generation else { continue }
+            guard generation.outcome == nil else {
+                release(index)          // its text ended it: a stop sequence, or balanced JSON
+                continue
+            }
             draws.append(SamplingDraw(slot: index, generation: generation, batchIndex: Int32(batchIndex),
                                       logits: generation.samplesFromLogits ? context.logits(at: Int32(batchIndex)) : nil))
         }
@@ -156,7 +184,7 @@ package final class BatchScheduler: @unchecked Sendable {
             do {
                 let generation = try ActiveGeneration(request: next.request, submitted: next.submitted,
                                                       sequence: slots[placement.slot].id, cachedTokens: cached,
-                                                      model: context.model, tokenizer: tokenizer)
+                                                      model: context.model, tokenizer: tokenizer, defersText: defersText)
                 useCounter += 1
                 slots[placement.slot].generation = generation
                 slots[placement.slot].lastUsed = useCounter
