@@ -13,11 +13,26 @@ struct ConversationTests {
         let model = try await TestModel.load()
         let reusing = try Conversation(model: model, instructions: "Be brief.")
         let refeeding = try Conversation(model: model, instructions: "Be brief.", configuration: .init(reusesPromptCache: false))
+        var parted = false
         for (index, message) in Self.messages.enumerated() {
+            let sameHistory = !parted
+            let history = await reusing.transcript
             let a = try await reusing.respond(to: message, options: Self.greedy)
             let b = try await refeeding.respond(to: message, options: Self.greedy)
-            #expect(a.text == b.text, "turn \(index + 1) differs")
-            #expect(a.statistics.promptTokens == b.statistics.promptTokens)
+            if !parted && a.text != b.text {
+                // Evaluating only the new tokens or the whole prompt are batches of other shapes,
+                // which some CPUs accumulate differently: the answers may part on a near tie only.
+                // From then on the histories differ, and so may the answers.
+                parted = true
+                let prompt = try model.tokenizer.tokenize(
+                    reusing.template.render(history + [.user(message)], addGenerationPrompt: true).segments)
+                let tokens = { (text: String) in try model.tokenizer.tokenize(text, addSpecial: false, parseSpecial: false) }
+                _ = try await BatchingTests.expectAgreement(try tokens(a.rawText), alone: try tokens(b.rawText),
+                                                            promptTokens: prompt, label: "turn \(index + 1)", model: model)
+            }
+            if sameHistory {
+                #expect(a.statistics.promptTokens == b.statistics.promptTokens)
+            }
             #expect(b.statistics.cachedPromptTokens == 0)
             if index > 0 {
                 #expect(a.statistics.cachedPromptTokens > a.statistics.promptTokens / 2,

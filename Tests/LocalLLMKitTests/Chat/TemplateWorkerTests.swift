@@ -56,7 +56,7 @@ struct TemplateWorkerTests {
         #expect(inChild == prompts.first)
     }
 
-    @Test("renders at once from many threads each get their own prompt, from at most one worker each")
+    @Test("renders at once from many threads each get their own prompt; at most two workers stay idle")
     func concurrentRenders() async throws {
         let model = try await TestModel.vocabulary()
         let template = try ChatTemplate(model: model)

@@ -37,15 +37,25 @@ struct BatchingTests {
     /// in their last bits, and a greedy choice between two almost equal tokens can flip. From then on
     /// the texts differ legitimately. At the first differing step, both tokens' logits after the
     /// common prefix must be within `tie` of each other, and one of them must be the top token.
+    /// (On AVX2-only CPUs such as AMD EPYC parts, differences up to about 0.3 were seen; a leak
+    /// between sequences gives unrelated tokens, whose logits differ by whole units.)
     /// - Returns: how many tokens agree.
     static func expectAgreement(_ batched: [Int32], alone: [Int32], prompt: String, model: LocalModel,
-                                tie: Float = 0.25) async throws -> Int {
+                                tie: Float = 0.5) async throws -> Int {
+        try await expectAgreement(batched, alone: alone, promptTokens: try model.tokenize(prompt), label: prompt,
+                                  model: model, tie: tie)
+    }
+
+    /// ``expectAgreement(_:alone:prompt:model:tie:)`` after a prompt given as tokens.
+    static func expectAgreement(_ batched: [Int32], alone: [Int32], promptTokens: [Int32], label: String,
+                                model: LocalModel, tie: Float = 0.5) async throws -> Int {
+        let prompt = label
         let common = zip(batched, alone).prefix { $0 == $1 }.count
         guard common < min(batched.count, alone.count) else {
             #expect(batched == alone)
             return common
         }
-        let prefix = try model.tokenize(prompt) + alone.prefix(common)
+        let prefix = promptTokens + alone.prefix(common)
         let logits = try await model.logits(after: prefix)
         let (a, b) = (logits[Int(alone[common])], logits[Int(batched[common])])
         let top = logits.max() ?? 0
@@ -78,13 +88,19 @@ struct BatchingTests {
         #expect(agreeing * 2 > total)
     }
 
-    @Test("requests in the same batch shape give identical tokens: no sequence leaks into another")
+    @Test("requests of one prompt in the same batch agree: no sequence leaks into another")
     func identicalRows() async throws {
         let model = try await Self.load(sequences: 8)
         let together = try await model.generateTogether(Array(repeating: GenerationPlan(
             promptTokens: try model.tokenize(Self.prompts[1]), options: Self.options), count: 8))
-        #expect(Set(together.map(\.tokens)).count == 1)
         #expect(together[0].tokens.count == 24)
+        // On some CPUs (AVX2 without AVX-512) the kernels accumulate a batch's rows in different
+        // orders, so identical rows can part on a near tie; a leak would not be a near tie.
+        let distinct = Set(together.map(\.tokens))
+        print("8 identical requests in one batch gave \(distinct.count) distinct outputs")
+        for row in together.dropFirst() {
+            _ = try await Self.expectAgreement(row.tokens, alone: together[0].tokens, prompt: Self.prompts[1], model: model)
+        }
     }
 
     @Test("cancelling one of 8 streams mid-way leaves the other 7 running to their end, agreeing with their runs alone")

@@ -108,7 +108,9 @@ struct GenerationTests {
         let a = try await chunked.complete(prompt, options: .greedy(maximumResponseTokens: 12))
         let b = try await whole.complete(prompt, options: .greedy(maximumResponseTokens: 12))
         #expect(a.statistics.promptTokens > 4 * 64)
-        #expect(a.tokens == b.tokens)
+        // Chunks of 64 and one batch of 300 accumulate differently on some CPUs: the outputs may
+        // part only on a near tie.
+        _ = try await BatchingTests.expectAgreement(a.tokens, alone: b.tokens, prompt: prompt, model: whole)
     }
 
     @Test("a prompt that cannot fit throws promptTooLong before any output")
