@@ -76,6 +76,9 @@ package final class ActiveGeneration {
     /// Whether its prompt is still being evaluated.
     package var isEvaluatingPrompt: Bool { pendingToken == nil && outcome == nil }
 
+    /// Whether prompt tokens are still to be decoded.
+    package var hasPromptLeft: Bool { isEvaluatingPrompt && nextPromptIndex < promptCount }
+
     /// The tokens of its sequence in the cache once the last decode succeeded: the prompt, then
     /// every generated token but the pending one.
     package var position: Int { isEvaluatingPrompt ? nextPromptIndex : promptCount + tokens.count - 1 }

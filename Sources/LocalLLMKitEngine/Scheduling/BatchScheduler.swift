@@ -79,6 +79,12 @@ package final class BatchScheduler: @unchecked Sendable {
         isStepScheduled = false
         dropCancelled()
         admitWaiting()
+        if defersText && startOrder.contains(where: { slots[$0].generation?.hasPromptLeft ?? false }) {
+            // A step with prompt chunks can take long to queue (several micro-batches): the text
+            // of the tokens sampled last goes out first, as it would without deferring.
+            handleDeferredText(in: slots.indices)
+            for index in slots.indices where slots[index].generation?.outcome != nil { release(index) }
+        }
         var entries: [InferenceContext.Entry] = []
         var flags: [CancellationFlag] = []
         var promptTaken: [(slot: Int, count: Int)] = []
@@ -90,8 +96,7 @@ package final class BatchScheduler: @unchecked Sendable {
             generating.append(index)
         }
         for index in startOrder where entries.count < context.batchSize {
-            guard let generation = slots[index].generation, generation.isEvaluatingPrompt,
-                  generation.nextPromptIndex < generation.promptCount else { continue }
+            guard let generation = slots[index].generation, generation.hasPromptLeft else { continue }
             let start = generation.nextPromptIndex
             let chunk = generation.takePrompt(upTo: context.batchSize - entries.count)
             let isLast = generation.nextPromptIndex == generation.promptCount
@@ -111,13 +116,7 @@ package final class BatchScheduler: @unchecked Sendable {
         let code = context.decode(entries, cancellations: flags)
         if defersText {
             // The device computes the step: meanwhile, the text of the tokens it decodes.
-            for index in generating {
-                do {
-                    try slots[index].generation?.handleDeferredText()
-                } catch {
-                    fail(index, error)
-                }
-            }
+            handleDeferredText(in: generating)
         }
         guard code == 0 else {
             // Nothing of this batch counts: each sequence goes back to what it held before.
@@ -150,6 +149,18 @@ package final class BatchScheduler: @unchecked Sendable {
                 fail(draw.slot, error)
             } else if draw.generation.outcome != nil {
                 release(draw.slot)
+            }
+        }
+    }
+
+    /// Handles the text of the tokens that the requests on `indices` sampled last. Before a
+    /// step is built, a request that its text ends leaves at once (its token is not decoded).
+    private func handleDeferredText<Indices: Sequence<Int>>(in indices: Indices) {
+        for index in indices {
+            do {
+                try slots[index].generation?.handleDeferredText()
+            } catch {
+                fail(index, error)
             }
         }
     }

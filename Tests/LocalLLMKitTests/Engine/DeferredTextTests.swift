@@ -101,6 +101,22 @@ struct DeferredTextTests {
         #expect(b.stopReason == .maximumTokens && b.tokens.count == 16)
         #expect(try model.detokenize(b.tokens) == b.text)
         #expect(await model.busySequenceCount == 0)
+
+        // A prompt that arrives while another request generates: its prefill step comes after the
+        // other's pending text; both still end as they should.
+        let long = model.streamCompletion(BatchingTests.prompts[2], options: .greedy(maximumResponseTokens: 24))
+        var chunks = 0
+        var late: Task<ModelResponse<String>, any Error>?
+        for try await _ in long {
+            chunks += 1
+            if chunks == 3 { late = Task { try await model.complete(BatchingTests.prompts[0], options: stopping) } }
+        }
+        let longResponse = try await long.result
+        #expect(longResponse.stopReason == .maximumTokens && longResponse.tokens.count == 24)
+        #expect(try model.detokenize(longResponse.tokens) == longResponse.text)
+        let lateResponse = try await #require(late).value
+        #expect(lateResponse.stopReason == .stopSequence && !lateResponse.text.contains(" "))
+        #expect(await model.busySequenceCount == 0)
     }
 
     @Test("a conversation streams the same events in either order")
