@@ -17,6 +17,7 @@
 #include "template_work.hpp"
 
 #include "chat_params_codec.hpp"
+#include "llmkit_bridge_support.hpp"
 #include "llmkit_engine.h"
 
 #include <fcntl.h>
@@ -40,40 +41,6 @@ constexpr std::size_t requests_per_worker = 10000;
 constexpr std::size_t growth_per_worker = 64u << 20;
 /// Largest request a worker reads (messages and tools of one render).
 constexpr std::uint64_t largest_request = 1ull << 30;
-
-bool read_exactly(int fd, char * data, std::size_t length) {
-    while (length > 0) {
-        const ssize_t got = read(fd, data, length);
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
-        if (got <= 0) {
-            return false;
-        }
-        data += got;
-        length -= std::size_t(got);
-    }
-    return true;
-}
-
-bool send_all(int fd, const char * data, std::size_t length) {
-    while (length > 0) {
-#ifdef MSG_NOSIGNAL
-        const ssize_t written = send(fd, data, length, MSG_NOSIGNAL);
-#else
-        const ssize_t written = write(fd, data, length);
-#endif
-        if (written < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return false;
-        }
-        data += written;
-        length -= std::size_t(written);
-    }
-    return true;
-}
 
 void encode_limits(byte_writer & out, const template_limits & limits) {
     std::uint64_t seconds = 0;
@@ -131,7 +98,7 @@ void serve_requests(int socket, const llama_model * model, std::size_t base_data
     template_cache cache(model);
     for (std::size_t served = 1;; ++served) {
         char header[8];
-        if (!read_exactly(socket, header, sizeof(header))) {
+        if (!llmkit::read_fully(socket, header, sizeof(header))) {
             _exit(0);                       // the caller closed its end: done
         }
         std::uint64_t length = 0;
@@ -142,7 +109,7 @@ void serve_requests(int socket, const llama_model * model, std::size_t base_data
             report_and_exit(status_error, template_bound{}, "the template worker got a request it cannot read");
         }
         std::string request(std::size_t(length), '\0');
-        if (!read_exactly(socket, request.data(), request.size())) {
+        if (!llmkit::read_fully(socket, request.data(), request.size())) {
             _exit(0);
         }
         byte_reader in(request);
@@ -202,8 +169,8 @@ bool run_in_worker(llmkit_helper * helper, const llama_model * model, const temp
         }
         runs_in_workers.fetch_add(1, std::memory_order_relaxed);
         const auto deadline = deadline_after(limits);
-        if (!send_all(worker.socket, frame.bytes.data(), frame.bytes.size()) ||
-            !send_all(worker.socket, request.bytes.data(), request.bytes.size())) {
+        if (!llmkit::send_fully(worker.socket, frame.bytes.data(), frame.bytes.size()) ||
+            !llmkit::send_fully(worker.socket, request.bytes.data(), request.bytes.size())) {
             llmkit_helper_end(helper, worker);
             continue;
         }

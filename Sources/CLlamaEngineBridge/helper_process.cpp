@@ -10,6 +10,7 @@
 // The helper and its workers end on their own when this process goes: their sockets reach end of
 // file, and a worker is killed when the helper dies (PR_SET_PDEATHSIG on Linux).
 #include "llmkit_engine.h"
+#include "llmkit_bridge_support.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -55,42 +56,6 @@ struct answer {
 constexpr std::size_t idle_per_kind = 2;
 /// Ended workers whose wait status the helper remembers until asked.
 constexpr std::size_t remembered_ends = 256;
-
-bool write_all(int fd, const void * data, std::size_t length) {
-    const char * bytes = static_cast<const char *>(data);
-    while (length > 0) {
-#ifdef MSG_NOSIGNAL
-        const ssize_t written = send(fd, bytes, length, MSG_NOSIGNAL);
-#else
-        const ssize_t written = write(fd, bytes, length);
-#endif
-        if (written < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return false;
-        }
-        bytes += written;
-        length -= std::size_t(written);
-    }
-    return true;
-}
-
-bool read_all(int fd, void * data, std::size_t length) {
-    char * bytes = static_cast<char *>(data);
-    while (length > 0) {
-        const ssize_t got = read(fd, bytes, length);
-        if (got < 0 && errno == EINTR) {
-            continue;
-        }
-        if (got <= 0) {
-            return false;
-        }
-        bytes += got;
-        length -= std::size_t(got);
-    }
-    return true;
-}
 
 void set_close_on_exec(int fd) {
     fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
@@ -219,7 +184,7 @@ bool receive_answer(int control, std::int64_t & value, int & fd) {
     };
     for (;;) {
         command order{};
-        if (!read_all(control, &order, sizeof(order))) {
+        if (!llmkit::read_fully(control, &order, sizeof(order))) {
             _exit(0);   // this process is gone, or stopped the helper
         }
         reap();
@@ -344,7 +309,7 @@ extern "C" bool llmkit_helper_acquire(llmkit_helper * helper, llmkit_worker_entr
         const command order{op_spawn, key_entry, key_argument, variant, 0};
         std::int64_t pid = -1;
         int socket = -1;
-        if (!write_all(helper->control, &order, sizeof(order)) || !receive_answer(helper->control, pid, socket)) {
+        if (!llmkit::send_fully(helper->control, &order, sizeof(order)) || !receive_answer(helper->control, pid, socket)) {
             return false;
         }
         if (pid <= 0 || socket < 0) {
@@ -393,7 +358,7 @@ extern "C" int llmkit_helper_end(llmkit_helper * helper, llmkit_worker worker) {
         const command order{op_end, 0, 0, 0, worker.pid};
         std::int64_t status = -1;
         int socket = -1;
-        if (!write_all(helper->control, &order, sizeof(order)) || !receive_answer(helper->control, status, socket)) {
+        if (!llmkit::send_fully(helper->control, &order, sizeof(order)) || !receive_answer(helper->control, status, socket)) {
             return -1;
         }
         if (socket >= 0) {
