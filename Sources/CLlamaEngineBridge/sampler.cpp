@@ -27,11 +27,18 @@
 // run over them draws what it draws over the whole vocabulary, with the same random state.
 // This keeps llama.cpp's chain and order; it only spares building and partially sorting the
 // 262k-entry array for each token (about 1 ms per token for Gemma on this CPU).
+//
+// A greedy chain (temperature 0, and nothing that can lower the likeliest token: no penalties,
+// no logit bias, no suppressed tokens, no typical-p, XTC or DRY) keeps only the token with the
+// largest logit, and its final draw takes that one: the arg-max of the logits is the chain's
+// token, found without the chain (a third of a greedy draw's time with a 49k vocabulary). Its
+// accept still runs, so that the chain's state is what the whole path leaves.
 struct llmkit_sampler {
     common_sampler *         impl    = nullptr;
     llama_sampler *          grammar = nullptr;
     std::vector<llama_token> boosted;      // tokens with a positive logit bias
     size_t                   prefilter = 0; // candidates the chain needs; 0: the whole vocabulary
+    bool                     greedy    = false; // the chain keeps only the likeliest token (see below)
     std::vector<llama_token_data> heap;    // the candidates; reused by sample_prefiltered
     std::vector<float>       maxima;       // per block of logits; reused
     std::vector<float>       order;        // a copy of maxima to select from; reused
@@ -99,8 +106,41 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
     return token;
 }
 
+// The first token with the largest logit (what a greedy chain draws; see llmkit_sampler).
+llama_token arg_max(const float * logits, int32_t n_vocab) {
+    constexpr int32_t block = 64;
+    float best = -INFINITY;
+    int32_t best_block = 0;
+    for (int32_t begin = 0; begin < n_vocab; begin += block) {
+        const int32_t end = std::min(begin + block, n_vocab);
+        float lanes[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+        int32_t i = begin;
+        for (; i + 8 <= end; i += 8) {
+            for (int lane = 0; lane < 8; ++lane) {
+                lanes[lane] = logits[i + lane] > lanes[lane] ? logits[i + lane] : lanes[lane];
+            }
+        }
+        float m = -INFINITY;
+        for (int lane = 0; lane < 8; ++lane) m = lanes[lane] > m ? lanes[lane] : m;
+        for (; i < end; ++i) m = logits[i] > m ? logits[i] : m;
+        if (m > best) {
+            best = m;
+            best_block = begin;
+        }
+    }
+    for (int32_t id = best_block; id < std::min(best_block + block, n_vocab); ++id) {
+        if (logits[id] == best) {
+            return id;
+        }
+    }
+    return best_block;             // every logit is -inf or NaN: the first token, as the chain's order has it
+}
+
 // The `prefilter` likeliest tokens by raw logit (plus the boosted ones), through the chain.
 llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t n_vocab) {
+    if (s.greedy) {
+        return arg_max(logits, n_vocab);
+    }
     // The maximum of every block of 64 logits; the prefilter-th largest of those maxima is a
     // threshold that at least `prefilter` logits reach, so every one of the likeliest tokens is
     // in a block whose maximum reaches it.
@@ -182,6 +222,15 @@ size_t prefilter_size(const llama_model * model, const common_params_sampling & 
     }
     const size_t needed = (size_t) sp.top_k + slack;
     return needed * 8 < (size_t) llama_vocab_n_tokens(vocab) ? needed : 0;
+}
+
+// Whether the chain for `sp` keeps only the token with the largest raw logit (see llmkit_sampler).
+bool is_plain_greedy(const llama_model * model, const common_params_sampling & sp) {
+    int32_t suppressed = 0;
+    llama_vocab_get_suppress_tokens(llama_model_get_vocab(model), &suppressed);
+    const bool penalizes = sp.penalty_last_n != 0 && (sp.penalty_repeat != 1 || sp.penalty_freq != 0 || sp.penalty_present != 0);
+    return sp.temp <= 0 && sp.dynatemp_range <= 0 && !penalizes && sp.logit_bias.empty() && suppressed <= 0 && sp.typ_p >= 1
+        && sp.xtc_probability <= 0 && sp.dry_multiplier == 0 && sp.mirostat == 0 && sp.top_n_sigma <= 0;
 }
 
 } // namespace
@@ -352,6 +401,7 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
             }
         }
         sampler->prefilter = params->exhaustive ? 0 : prefilter_size(model, sp, grammar != nullptr);
+        sampler->greedy = sampler->prefilter > 0 && is_plain_greedy(model, sp);
         return sampler;
     });
 }
@@ -379,6 +429,10 @@ extern "C" int32_t llmkit_sampler_sample(llmkit_sampler * sampler, llama_context
 
 extern "C" bool llmkit_sampler_samples_logits(const llmkit_sampler * sampler) {
     return sampler && sampler->prefilter > 0;
+}
+
+extern "C" bool llmkit_sampler_is_greedy(const llmkit_sampler * sampler) {
+    return sampler && sampler->greedy;
 }
 
 extern "C" int32_t llmkit_sampler_sample_logits(llmkit_sampler * sampler, const float * logits, int32_t n_vocab,

@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] | bench --parallel B --mixed",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] [--step-times] | bench --parallel B --mixed",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -41,6 +41,10 @@ enum BenchCommand {
                                   sampling; prompt and generation throughput summed over the B sequences
               --jsonl             with --parallel: one JSON line per B, in llama-batched-bench's
                                   `--output-format jsonl` fields
+              --step-times        with --parallel: also where each generation step's time goes (ms per
+                                  step: building the batch, inside llama_decode, text work, waiting for
+                                  the device, sampling, finishing, between steps); waits for the device
+                                  explicitly, so the throughput of such a run may be a little lower
               --mixed             with --parallel B: B clients sending real requests instead (prompts of
                                   different lengths, arriving over time, each with its own sampler);
                                   each sending its next request when one ends, for --duration seconds
@@ -53,7 +57,7 @@ enum BenchCommand {
         """,
         valueOptions: ModelOptions.valueOptions.union(["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
                                                        "--schema", "--chat-template", "--parallel", "--duration"]),
-        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed"]),
+        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed", "--step-times"]),
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).
         aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]

@@ -43,6 +43,8 @@ enum ParallelBenchmark {
         let configuration = try configuration(arguments, sequences: sequences, promptTokens: prompt, generatedTokens: generated)
         let model = try await ModelOptions.load(arguments, configuration: configuration)
         let jsonl = arguments.has("--jsonl")
+        let measuringSteps = arguments.has("--step-times")
+        var stepTimes: [(sequences: Int, times: StepTimes)] = []
         // llama-batched-bench warms up with one decode; one short request does the same here.
         _ = try await model.measureParallelThroughput(promptTokens: min(16, prompt), generatedTokens: 1, sequences: 1)
         if !jsonl {
@@ -53,7 +55,9 @@ enum ParallelBenchmark {
             Console.out("|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n")
         }
         for count in sequences {
-            let result = try await model.measureParallelThroughput(promptTokens: prompt, generatedTokens: generated, sequences: count)
+            let result = try await model.measureParallelThroughput(promptTokens: prompt, generatedTokens: generated, sequences: count,
+                                                                   measuringSteps: measuringSteps)
+            if let times = result.stepTimes { stepTimes.append((count, times)) }
             if jsonl {
                 try Console.printJSONLine(line(result, model: model, configuration: configuration))
             } else {
@@ -65,7 +69,21 @@ enum ParallelBenchmark {
                 ]))
             }
         }
+        if !stepTimes.isEmpty { printStepTimes(stepTimes, jsonl: jsonl) }
         return .success
+    }
+
+    /// The `--step-times` table: milliseconds per generation step, by phase (on stderr with --jsonl).
+    private static func printStepTimes(_ measured: [(sequences: Int, times: StepTimes)], jsonl: Bool) {
+        let names = StepTimes().phases.map(\.name)
+        var text = "\nms per generation step\n\n| B | steps | " + names.joined(separator: " | ") + " | total |\n"
+        text += "|---:|---:|" + String(repeating: "---:|", count: names.count + 1) + "\n"
+        for (sequences, times) in measured {
+            let values = times.phases.map { times.millisecondsPerStep($0.duration) }
+            text += "| \(sequences) | \(times.steps) | " + values.map { format($0, 3) }.joined(separator: " | ")
+                + " | \(format(values.reduce(0, +), 3)) |\n"
+        }
+        if jsonl { Console.err(text) } else { Console.out(text) }
     }
 
     static func line(_ result: LocalModel.ParallelThroughput, model: LocalModel, configuration: LocalModel.Configuration) -> Line {

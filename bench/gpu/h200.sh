@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|save|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -13,6 +13,11 @@
 #           llama-batched-bench (-kvu), B = 1 … 32, ABBA-paired, then the mixed workload at B = 8
 #   serve   bench/serve_compare.py on the 7B-shaped model: llmkit serve against llama-server, 8
 #           sequences each, 1/4/8 streaming clients, ABBA-paired
+#   steps   where a generation step's time goes on the 7B-shaped model (llmkit bench --parallel
+#           --step-times, B = 1, 8, 16, 32), next to llama-batched-bench's time per step
+#   save    the built prefix, xz-compressed in 15 MiB parts, to $OUT: put the parts in
+#           .gpu-payload/ (package.sh keeps them) and the next build phase unpacks them instead
+#           of building llama.cpp again (about 5 minutes of the GPU machine)
 #
 # Results go to $OUT (or .gpu-work/out): bench-<model>.md and .json, env.txt.
 # LLMKIT_GPU_PAIRS (default 5) and LLMKIT_GPU_MODELS ("name:repetitions …") tune the bench phase.
@@ -49,6 +54,13 @@ phase_build() {
     if [ ! -x "$work/llmkit" ]; then
         xz -dc "$payload/llmkit.xz" > "$work/llmkit.partial" && chmod +x "$work/llmkit.partial" && mv "$work/llmkit.partial" "$work/llmkit"
     fi
+    if [ ! -f "$work/prefix/share/llmkit/backend" ] && compgen -G "$payload/gpu-prefix.tar.xz.part-*" >/dev/null; then
+        log "unpacking the prefix built on an earlier GPU machine"
+        cat "$payload"/gpu-prefix.tar.xz.part-* | tar -C "$work" -xJf -
+        libraries
+        "$work/llmkit" --version >&2
+        return
+    fi
     if [ ! -f "$work/llama.cpp/include/llama.h" ]; then
         tar -C "$work" -xJf "$payload/llama-src.tar.xz"
     fi
@@ -66,7 +78,9 @@ phase_models() {
         log "generating the 7B-shaped Q4_0 model"
         python3 "$payload/synth_llama_gguf.py" "$work/synth-7b-q4_0.gguf.partial" && mv "$work/synth-7b-q4_0.gguf.partial" "$work/synth-7b-q4_0.gguf"
     fi
-    if [ ! -f "$work/gemma-shaped.gguf" ]; then
+    if [ ! -f "$work/gemma-shaped.gguf" ] && [ ! -f "$payload/gemma-header.xz" ]; then
+        log "no gemma-header.xz in the payload: no Gemma-270M-shaped model (the bench phase needs it)"
+    elif [ ! -f "$work/gemma-shaped.gguf" ]; then
         log "generating the Gemma-270M-shaped model"
         python3 "$root/bench/gpu/gemma_shaped.py" "$payload/gemma-header.xz" "$work/gemma-shaped.gguf" 253113024
     fi
@@ -105,6 +119,29 @@ phase_serve() {
         | tee "$out/serve-synth-7b-q4_0.md"
 }
 
+phase_steps() {
+    libraries
+    local model="$work/synth-7b-q4_0.gguf" threads
+    threads="$(nproc)"
+    log "time per generation step on synth-7b-q4_0"
+    {
+        echo "## llama-batched-bench"
+        "$work/prefix/bin/llama-batched-bench" -m "$model" -t "$threads" -tb "$threads" -c 8224 -b 2048 -ub 512 -kvu \
+            -npp 128 -ntg 128 -npl 1,8,16,32 2>/dev/null | grep '^|'
+        for draws in ${LLMKIT_GPU_STEP_DRAWS:-default}; do
+            echo; echo "## llmkit bench --parallel --step-times (parallel draws from: $draws)"
+            if [ "$draws" = default ]; then unset LLMKIT_EXPERIMENT_PARALLEL_DRAWS; else export LLMKIT_EXPERIMENT_PARALLEL_DRAWS="$draws"; fi
+            "$work/llmkit" bench --model "$model" --threads "$threads" -p 128 -n 128 --parallel 1,8,16,32 --step-times
+        done
+    } | tee "$out/steps-synth-7b-q4_0.md"
+}
+
+phase_save() {
+    log "packing the prefix"
+    tar -C "$work" -cf - prefix | xz -T0 -6 | split -b 15M - "$out/gpu-prefix.tar.xz.part-"
+    ls -l "$out"/gpu-prefix.tar.xz.part-* >&2
+}
+
 case "$phase" in
     env) phase_env ;;
     build) phase_build ;;
@@ -112,6 +149,8 @@ case "$phase" in
     bench) phase_bench ;;
     batched) phase_batched ;;
     serve) phase_serve ;;
+    steps) phase_steps ;;
+    save) phase_save ;;
     all) phase_env; phase_build; phase_models; phase_bench; phase_batched; phase_serve ;;
-    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|all]" >&2; exit 2 ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|save|all]" >&2; exit 2 ;;
 esac

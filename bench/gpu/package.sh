@@ -12,7 +12,10 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 payload="$root/.gpu-payload"
 cache="${LLMKIT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llmkit}"
-rm -rf "$payload"; mkdir -p "$payload/fallback-libs"
+# Everything but a prefix built on a GPU machine earlier (h200.sh save) is made afresh.
+mkdir -p "$payload"
+find "$payload" -mindepth 1 -maxdepth 1 ! -name 'gpu-prefix.tar.xz.part-*' -exec rm -rf {} +
+mkdir -p "$payload/fallback-libs"
 
 # Static Swift runtime: Foundation's networking needs libcurl's link-time file.
 if [ ! -e /usr/lib/x86_64-linux-gnu/libcurl.so ]; then

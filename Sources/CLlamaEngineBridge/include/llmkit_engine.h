@@ -106,6 +106,10 @@ int32_t llmkit_sampler_sample(llmkit_sampler * sampler, struct llama_context * c
 /// different samplers can sample on different threads at once.
 bool llmkit_sampler_samples_logits(const llmkit_sampler * sampler);
 
+/// Whether the sampler's chain keeps only the likeliest token (temperature 0 and nothing that
+/// can lower that token): it then samples the arg-max of the logits, without the chain.
+bool llmkit_sampler_is_greedy(const llmkit_sampler * sampler);
+
 /// Samples a token from `logits` (`n_vocab` values, from llama_get_logits_ith). Only for a
 /// sampler for which llmkit_sampler_samples_logits is true. Returns -1 and sets `*error` on failure.
 int32_t llmkit_sampler_sample_logits(llmkit_sampler * sampler, const float * logits, int32_t n_vocab,

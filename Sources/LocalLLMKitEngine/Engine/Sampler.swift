@@ -66,6 +66,10 @@ package final class Sampler {
     /// different threads at once.
     package var samplesFromLogits: Bool { llmkit_sampler_samples_logits(pointer) }
 
+    /// Whether it samples the arg-max of the logits (greedy, nothing that can lower the likeliest
+    /// token): a draw then costs a pass over the logits and no more.
+    package var isGreedy: Bool { llmkit_sampler_is_greedy(pointer) }
+
     /// Samples the next token from `logits` (one step's logits for this sequence), and records it.
     package func sampleAndAccept(logits: UnsafePointer<Float>, vocabularySize: Int) throws -> Int32 {
         var error: llmkit_error?

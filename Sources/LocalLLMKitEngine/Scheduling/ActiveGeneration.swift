@@ -98,6 +98,9 @@ package final class ActiveGeneration {
     /// Whether ``sample(logits:vocabularySize:)`` works (see ``Sampler/samplesFromLogits``).
     package var samplesFromLogits: Bool { sampler.samplesFromLogits }
 
+    /// Whether its draws are arg-max passes (see ``Sampler/isGreedy``).
+    package var samplesGreedily: Bool { sampler.isGreedy }
+
     /// Samples from the logits at `index` of the batch just decoded, and handles the token.
     /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
     package func sample(at index: Int32, in context: InferenceContext) throws {

@@ -39,6 +39,10 @@ package final class BatchScheduler: @unchecked Sendable {
     private var startOrder: [Int] = []
     private var isStepScheduled = false
     private var useCounter: UInt64 = 0
+    /// What ``measureSteps()`` has gathered, while it measures.
+    private var stepTimes: StepTimes?
+    /// When the last generation step ended, while measuring.
+    private var lastGenerationStepEnd: ContinuousClock.Instant?
 
     /// A scheduler over `context`, whose sequences it owns from now on.
     package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int,
@@ -74,9 +78,22 @@ package final class BatchScheduler: @unchecked Sendable {
         executor.schedule { [self] in step() }
     }
 
+    /// Starts measuring where the time of generation steps goes (see ``StepTimes``), from zero.
+    package func measureSteps() {
+        stepTimes = StepTimes()
+        lastGenerationStepEnd = nil
+    }
+
+    /// Stops measuring; returns what was measured since ``measureSteps()`` (nil if it was not called).
+    package func stopMeasuringSteps() -> StepTimes? {
+        defer { stepTimes = nil }
+        return stepTimes
+    }
+
     /// One decode step for every request that has work.
     private func step() {
         isStepScheduled = false
+        var laps = stepTimes.map { _ in StepLaps() }
         dropCancelled()
         admitWaiting()
         if defersText && startOrder.contains(where: { slots[$0].generation?.hasPromptLeft ?? false }) {
@@ -107,16 +124,36 @@ package final class BatchScheduler: @unchecked Sendable {
             flags.append(generation.request.cancellation)
             promptTaken.append((index, chunk.count))
         }
-        if !entries.isEmpty { decode(entries, flags: flags, promptTaken: promptTaken, generating: generating) }
+        laps?.lap(\.building)
+        if !entries.isEmpty { decode(entries, flags: flags, promptTaken: promptTaken, generating: generating, laps: &laps) }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
+        if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && !entries.isEmpty) }
+    }
+
+    /// Adds one step's laps to ``stepTimes`` when it decoded only generated tokens.
+    private func record(_ laps: StepLaps, tokens: Int, generationOnly: Bool) {
+        var laps = laps
+        laps.lap(\.finishing)
+        guard generationOnly else {
+            lastGenerationStepEnd = nil
+            return
+        }
+        stepTimes?.add(laps.times, tokens: tokens, between: lastGenerationStepEnd.map { laps.start - $0 })
+        lastGenerationStepEnd = laps.last
     }
 
     private func decode(_ entries: [InferenceContext.Entry], flags: [CancellationFlag], promptTaken: [(slot: Int, count: Int)],
-                        generating: [Int]) {
+                        generating: [Int], laps: inout StepLaps?) {
         let code = context.decode(entries, cancellations: flags)
+        laps?.lap(\.decoding)
         if defersText {
             // The device computes the step: meanwhile, the text of the tokens it decodes.
             handleDeferredText(in: generating)
+            laps?.lap(\.text)
+        }
+        if laps != nil && code == 0 {
+            context.synchronize()
+            laps?.lap(\.waiting)
         }
         guard code == 0 else {
             // Nothing of this batch counts: each sequence goes back to what it held before.
@@ -144,6 +181,7 @@ package final class BatchScheduler: @unchecked Sendable {
                                       logits: generation.samplesFromLogits ? context.logits(at: Int32(batchIndex)) : nil))
         }
         SamplingDraw.run(draws, in: context, vocabularySize: tokenizer.vocabularySize)
+        laps?.lap(\.sampling)
         for draw in draws {
             if let error = draw.error {
                 fail(draw.slot, error)
@@ -239,9 +277,10 @@ package final class BatchScheduler: @unchecked Sendable {
 }
 
 /// One sequence's sampling after a decode step. With many sequences, samplers that need only
-/// their logits (no grammar, no thinking budget) draw on several threads at once: each touches
-/// only its own request's state, and the logits were fetched from the context beforehand, on the
-/// scheduler's thread. The others draw one after another through the context.
+/// their logits (no grammar, no thinking budget) and run llama.cpp's chain draw on several threads
+/// at once: each touches only its own request's state, and the logits were fetched from the
+/// context beforehand, on the scheduler's thread. The others draw one after another: greedy
+/// samplers (an arg-max pass each) and those that draw through the context.
 final class SamplingDraw: @unchecked Sendable {
     let slot: Int
     let generation: ActiveGeneration
@@ -256,15 +295,19 @@ final class SamplingDraw: @unchecked Sendable {
         self.logits = logits
     }
 
-    /// From how many independent draws on they run on several threads.
-    static let parallelThreshold = 16
+    /// From how many chain draws on they run on several threads. Measured on an H200 host (16
+    /// cores, 7B-shaped model; docs/PERFORMANCE.md): waking threads made the next `llama_decode`
+    /// call up to 0.9 ms slower, more than drawing on them saved at 8 and 16 sequences; chain
+    /// draws at 32 sequences gained from it.
+    static let parallelThreshold = 32
 
     /// Samples every draw; errors stay in each draw.
     static func run(_ draws: [SamplingDraw], in context: InferenceContext, vocabularySize vocabulary: Int) {
         let independent = draws.filter { $0.logits != nil }
-        // Waking threads costs about as much as a few draws: only many sequences gain from it.
-        if independent.count >= parallelThreshold {
-            DispatchQueue.concurrentPerform(iterations: independent.count) { independent[$0].draw(vocabulary: vocabulary) }
+        let chains = independent.filter { !$0.generation.samplesGreedily }
+        if chains.count >= parallelThreshold {
+            DispatchQueue.concurrentPerform(iterations: chains.count) { chains[$0].draw(vocabulary: vocabulary) }
+            independent.filter(\.generation.samplesGreedily).forEach { $0.draw(vocabulary: vocabulary) }
         } else {
             independent.forEach { $0.draw(vocabulary: vocabulary) }
         }
@@ -288,6 +331,17 @@ final class SamplingDraw: @unchecked Sendable {
 }
 
 extension BatchScheduler {
+    /// Empties the KV cache of every sequence, as llama-batched-bench does before each test, so
+    /// that a measurement starts from the same cells (llama.cpp places new tokens after those
+    /// used last, and attention covers every cell up to the last one in use).
+    /// - Returns: false, and clears nothing, while requests run or wait.
+    package func clearCache() -> Bool {
+        guard waiting.isEmpty, slots.allSatisfy(\.isIdle) else { return false }
+        context.clearMemory()
+        for index in slots.indices { slots[index].tokens = [] }
+        return true
+    }
+
     /// The longest prefix of `prompt` that a new request would take from the cache now.
     package func reusablePrefix(of prompt: [Int32]) -> Int {
         slots.indices.map { index in

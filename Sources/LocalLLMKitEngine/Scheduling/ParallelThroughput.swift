@@ -15,6 +15,8 @@ extension LocalModel {
         package var promptSeconds: Double
         /// Seconds for the generation steps after that (`t_tg`).
         package var generationSeconds: Double
+        /// Where the time of the generation steps went, when asked for.
+        package var stepTimes: StepTimes?
 
         /// The KV cells in use at the end (`n_kv`).
         package var cacheCells: Int { sequences * (promptTokens + generatedTokens) }
@@ -29,10 +31,15 @@ extension LocalModel {
     /// Measures what llama-batched-bench measures, through the batch scheduler that serves real
     /// requests: `sequences` requests of `promptTokens` random tokens each are submitted at once,
     /// with greedy sampling, and each generates `generatedTokens + 1` tokens (the first comes from
-    /// the prompt's logits), past end-of-generation tokens. Nothing is reused from the cache.
+    /// the prompt's logits), past end-of-generation tokens. The cache is emptied first, as
+    /// llama-batched-bench empties it before each test: nothing is reused, and the sequences take
+    /// the same cells.
+    /// With `measuringSteps`, the result also says where the steps' time went (``StepTimes``).
     /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` when the model has fewer
-    ///   sequences or too short a context, or the error that stopped a request.
-    package func measureParallelThroughput(promptTokens: Int, generatedTokens: Int, sequences: Int) async throws -> ParallelThroughput {
+    ///   sequences or too short a context, ``LocalModel/Error/busy(queuedRequests:)`` while other
+    ///   requests run on the model, or the error that stopped a request.
+    package func measureParallelThroughput(promptTokens: Int, generatedTokens: Int, sequences: Int,
+                                           measuringSteps: Bool = false) async throws -> ParallelThroughput {
         guard (1...configuration.parallelSequences).contains(sequences) else {
             throw LocalModel.Error.invalidOption(name: "sequences", reason: "\(sequences) is not between 1 and the model's \(configuration.parallelSequences) parallel sequences")
         }
@@ -50,11 +57,23 @@ extension LocalModel {
             plan.ignoresEndOfGeneration = true
             return plan
         }
-        let outcomes = try await generateTogether(plans)
+        let scheduler = try scheduler()
+        guard scheduler.clearCache() else {
+            throw LocalModel.Error.busy(queuedRequests: scheduler.waitingCount)
+        }
+        if measuringSteps { scheduler.measureSteps() }
+        let outcomes: [GenerationOutcome]
+        do {
+            outcomes = try await generateTogether(plans)
+        } catch {
+            _ = scheduler.stopMeasuringSteps()
+            throw error
+        }
+        let stepTimes = measuringSteps ? scheduler.stopMeasuringSteps() : nil
         let firstTokens = outcomes.map(\.statistics.timeToFirstToken.seconds).max() ?? 0
         let ends = outcomes.map { $0.statistics.timeToFirstToken.seconds + $0.statistics.generationDuration.seconds }.max() ?? 0
         return ParallelThroughput(promptTokens: promptTokens, generatedTokens: generatedTokens, sequences: sequences,
-                                  promptSeconds: firstTokens, generationSeconds: ends - firstTokens)
+                                  promptSeconds: firstTokens, generationSeconds: ends - firstTokens, stepTimes: stepTimes)
     }
 
     /// Submits every plan in one go (so that they start in the same step) and waits for all.

@@ -201,7 +201,7 @@ struct BatchingTests {
         #expect(after - before < 40 * 1024, "resident memory grew by \(after - before) KiB")
     }
 
-    @Test("sampling over the likeliest candidates draws exactly what the whole vocabulary draws")
+    @Test("sampling over the likeliest candidates (or the arg-max, greedy) draws exactly what the whole vocabulary draws")
     func prefilteredSampling() async throws {
         let model = try await Self.load(sequences: 1)
         let tokens = try model.tokenize("The garden in spring")
@@ -210,7 +210,9 @@ struct BatchingTests {
             .init(temperature: 0.8, topK: 20, topP: 0.9, seed: 2),
             .init(temperature: 1.2, topK: 60, minP: 0.02, repetitionPenalty: 1.2, presencePenalty: 0.5, seed: 3),
             .init(temperature: 1.0, seed: 4, logitBias: [236761: 5, 506: -3]),
-            .greedy,
+            .greedy,                                                    // the arg-max, without the chain
+            .init(temperature: 0, repetitionPenalty: 1.3),              // greedy through the chain
+            .init(temperature: 0, logitBias: [236761: 3, 506: -2]),
         ]
         for sampling in samplings {
             for seed in 0..<4 {

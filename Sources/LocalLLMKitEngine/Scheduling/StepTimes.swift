@@ -1,0 +1,74 @@
+/// Where the time of the scheduler's generation steps goes (`llmkit bench --parallel … --step-times`).
+///
+/// Only steps without prompt tokens count. While it measures, the scheduler waits for the device
+/// explicitly after queueing a step, so that the wait shows apart from the sampling.
+package struct StepTimes: Sendable, Equatable {
+    /// Generation steps measured.
+    package var steps = 0
+    /// Tokens decoded in them.
+    package var tokens = 0
+    /// From the start of a step until its batch goes to `llama_decode`: dropping cancelled
+    /// requests, admitting waiting ones, building the batch.
+    package var building: Duration = .zero
+    /// Inside `llama_decode`: on a GPU, building the graph and queueing it.
+    package var decoding: Duration = .zero
+    /// The text work of the tokens decoded, while the device computes (on a GPU).
+    package var text: Duration = .zero
+    /// Waiting for the device to finish the step (`llama_synchronize`).
+    package var waiting: Duration = .zero
+    /// Fetching the logits and sampling every sequence (on a CPU, the text work too).
+    package var sampling: Duration = .zero
+    /// Ending requests after the sampling, and scheduling the next step.
+    package var finishing: Duration = .zero
+    /// From the end of one generation step until the start of the next: other work on the
+    /// model's thread, and the hop to it.
+    package var between: Duration = .zero
+
+    package init() {}
+
+    /// The phases with their names, in order.
+    package var phases: [(name: String, duration: Duration)] {
+        [("building", building), ("decoding", decoding), ("text", text), ("waiting", waiting),
+         ("sampling", sampling), ("finishing", finishing), ("between", between)]
+    }
+
+    /// Milliseconds per step of `duration`.
+    package func millisecondsPerStep(_ duration: Duration) -> Double {
+        steps == 0 ? 0 : (Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18) * 1e3 / Double(steps)
+    }
+}
+
+extension StepTimes {
+    /// Adds one step's `times`, which decoded `tokens`, and the time since the step before (nil
+    /// when that one took prompt tokens).
+    mutating func add(_ times: StepTimes, tokens: Int, between: Duration?) {
+        steps += 1
+        self.tokens += tokens
+        building += times.building
+        decoding += times.decoding
+        text += times.text
+        waiting += times.waiting
+        sampling += times.sampling
+        finishing += times.finishing
+        self.between += between ?? .zero
+    }
+}
+
+/// The laps of one scheduler step, for ``StepTimes``.
+struct StepLaps {
+    let start: ContinuousClock.Instant
+    private(set) var last: ContinuousClock.Instant
+    private(set) var times = StepTimes()
+
+    init() {
+        start = .now
+        last = start
+    }
+
+    /// Adds the time since the last lap to `phase`.
+    mutating func lap(_ phase: WritableKeyPath<StepTimes, Duration>) {
+        let now = ContinuousClock.now
+        times[keyPath: phase] += now - last
+        last = now
+    }
+}
