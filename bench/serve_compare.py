@@ -25,6 +25,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -107,6 +108,16 @@ class Server:
         self.stop()
         sys.exit(f"{self.name} {why}; log:\n{tail}")
 
+    def timing_lines(self) -> list[list[float]]:
+        """The numbers of llmkit's `first content` log lines so far: first content, before the
+        model, waiting for a sequence, prompt (ms), evaluated and prompt tokens, after the first
+        token (ms)."""
+        if not self.log:
+            return []
+        lines = Path(self.log.name).read_text(errors="replace").splitlines()
+        return [[float(number) for number in re.findall(r"\d+(?:\.\d+)?", line)]
+                for line in lines if line.startswith("first content ")]
+
     def log_tail(self) -> str:
         return Path(self.log.name).read_text(errors="replace")[-2000:] if self.log else ""
 
@@ -121,8 +132,9 @@ class Server:
         if self.log:
             os.unlink(self.log.name)
 
-    def stream_chat(self, prompt: str, max_tokens: int) -> tuple[float, int]:
-        """One streaming chat request: (seconds to the first content delta, generated tokens)."""
+    def stream_chat(self, prompt: str, max_tokens: int) -> tuple[float, int, float]:
+        """One streaming chat request: (seconds to the first content delta, generated tokens,
+        seconds to the first event of any kind)."""
         body = json.dumps({"model": self.model, "messages": [{"role": "user", "content": prompt}],
                            "temperature": 0, "max_tokens": max_tokens, "stream": True,
                            "stream_options": {"include_usage": True}})
@@ -134,10 +146,11 @@ class Server:
             response = connection.getresponse()
             if response.status != 200:
                 raise RuntimeError(f"{self.name}: status {response.status}: {response.read()[:300]!r}")
-            first, deltas, usage = None, 0, None
+            first, deltas, usage, first_event = None, 0, None, None
             for line in response:
                 if not line.startswith(b"data: ") or line.strip() == b"data: [DONE]":
                     continue
+                first_event = first_event if first_event is not None else time.perf_counter() - started
                 event = json.loads(line[6:])
                 usage = event.get("usage") or usage
                 for choice in event.get("choices") or []:
@@ -146,7 +159,7 @@ class Server:
                         first = first if first is not None else time.perf_counter() - started
             if first is None:
                 raise RuntimeError(f"{self.name}: a stream without content")
-            return first, usage["completion_tokens"] if usage else deltas
+            return first, usage["completion_tokens"] if usage else deltas, first_event
         finally:
             connection.close()
 
@@ -154,6 +167,7 @@ class Server:
 def run_clients(server: Server, clients: int, requests: int, max_tokens: int) -> dict:
     """clients threads, each sending requests streaming requests one after another."""
     ttfts: list[float] = []
+    first_events: list[float] = []
     tokens = [0] * clients
     errors: list[str] = []
     lock = threading.Lock()
@@ -161,13 +175,14 @@ def run_clients(server: Server, clients: int, requests: int, max_tokens: int) ->
     def client(index: int) -> None:
         for number in range(requests):
             try:
-                first, generated = server.stream_chat(PROMPTS[(index + number) % len(PROMPTS)], max_tokens)
+                first, generated, first_event = server.stream_chat(PROMPTS[(index + number) % len(PROMPTS)], max_tokens)
             except Exception as error:  # reported after the run; it fails the comparison
                 with lock:
                     errors.append(f"{type(error).__name__}: {error}")
                 return
             with lock:
                 ttfts.append(first)
+                first_events.append(first_event)
                 tokens[index] += generated
 
     started = time.perf_counter()
@@ -179,7 +194,7 @@ def run_clients(server: Server, clients: int, requests: int, max_tokens: int) ->
     wall = time.perf_counter() - started
     if errors:
         raise RuntimeError(f"{server.name}, {clients} clients: {len(errors)} requests failed: {errors[:3]}")
-    return {"tokens": sum(tokens), "wall_s": wall, "ttft_s": ttfts}
+    return {"tokens": sum(tokens), "wall_s": wall, "ttft_s": ttfts, "first_event_s": first_events}
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -210,6 +225,8 @@ def main() -> None:
     parser.add_argument("--llmkit-url", help="use this running server (its /v1 URL) as llmkit's")
     parser.add_argument("--llama-url", help="use this running server (its /v1 URL) as llama-server's")
     parser.add_argument("--json", help="also write every run and the summary to this file")
+    parser.add_argument("--trace", action="store_true",
+                        help="also print where llmkit's time to first content goes (its --log-requests lines)")
     args = parser.parse_args()
 
     concurrencies = [int(count) for count in args.clients.split(",")]
@@ -221,6 +238,9 @@ def main() -> None:
                   "--port", "{port}", "-np", str(parallel), "-c", str(args.context * parallel),
                   "-t", str(args.threads), "--jinja", "--no-webui"],
     }
+    if args.trace:
+        commands["llmkit"] += ["--log-requests"]
+    traces: dict[int, list[list[float]]] = {}
     if args.gpu_layers is not None:
         commands["llmkit"] += ["--gpu-layers", str(args.gpu_layers)]
         commands["llama"] += ["-ngl", str(args.gpu_layers)]
@@ -237,7 +257,10 @@ def main() -> None:
             runs[clients] = {name: [] for name in SERVERS}
             for _ in range(args.pairs):
                 for name in ["llmkit", "llama", "llama", "llmkit"]:
+                    seen = len(servers[name].timing_lines()) if args.trace and name == "llmkit" else 0
                     run = run_clients(servers[name], clients, args.requests, args.max_tokens)
+                    if args.trace and name == "llmkit":
+                        traces.setdefault(clients, []).extend(servers[name].timing_lines()[seen:])
                     runs[clients][name].append(run)
                     print(f"{clients} clients, {name}: {run['tokens']} tokens in {run['wall_s']:.1f} s "
                           f"({run['tokens'] / run['wall_s']:.1f} t/s)", file=sys.stderr)
@@ -265,6 +288,22 @@ def main() -> None:
               f"| **{ratios['tokens_per_s']:.3f}** | {ours['ttft_p50_ms']:.0f} / {ours['ttft_p95_ms']:.0f} "
               f"| {theirs['ttft_p50_ms']:.0f} / {theirs['ttft_p95_ms']:.0f} | **{ratios['ttft_p50']:.3f}** "
               f"| {ratios['ttft_p95']:.3f} | {', '.join(f'{r:.3f}' for r in pair_ratios[clients])} |")
+    if args.trace:
+        print("\nllmkit's time to first content, medians of its --log-requests lines (ms), and the first "
+              "event of any kind as both clients saw it\n")
+        print("| clients | first content | before the model | waiting for a sequence | prompt "
+              "| evaluated / prompt tokens | after the first token | first event llmkit / llama |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for clients in concurrencies:
+            rows = traces.get(clients, [])
+            if not rows:
+                continue
+            med = [percentile([row[column] for row in rows], 0.5) for column in range(7)]
+            events = {name: 1000 * percentile([v for run in runs[clients][name] for v in run["first_event_s"]], 0.5)
+                      for name in SERVERS}
+            print(f"| {clients} | {med[0]:.1f} | {med[1]:.1f} | {med[2]:.1f} | {med[3]:.1f} "
+                  f"| {med[4]:.0f} / {med[5]:.0f} | {med[6]:.1f} | {events['llmkit']:.1f} / {events['llama']:.1f} |")
+        summary["trace"] = {clients: rows for clients, rows in traces.items()}
     if args.json:
         Path(args.json).write_text(json.dumps({
             "model": args.model_path, "parallel": parallel, "context": args.context, "threads": args.threads,

@@ -4,6 +4,7 @@ import LocalLLMKit
 extension ModelServer {
     /// `POST /v1/chat/completions`: one reply to the client's messages, whole or streamed.
     func chatCompletion(_ exchange: HTTPExchange) async -> Int {
+        var timing = FirstContentTiming()
         let cors = corsHeaders(for: exchange)
         let served: ServedModel
         let request: ChatCompletionRequest
@@ -45,23 +46,30 @@ extension ModelServer {
                 case .text(let delta):
                     streamedText += delta
                     events.send(chunk([("content", .string(delta))]))
+                    timing.contentSent()
                 case .thinking(let delta):
                     streamedThinking += delta
                     events.send(chunk([("reasoning_content", .string(delta))]))
+                    timing.contentSent()
                 case .snapshot(let text, let thinking):
                     // Streamed text cannot be taken back: only what extends it is sent.
                     if thinking.hasPrefix(streamedThinking), thinking.count > streamedThinking.count {
                         events.send(chunk([("reasoning_content", .string(String(thinking.dropFirst(streamedThinking.count))))]))
                         streamedThinking = thinking
+                        timing.contentSent()
                     }
                     if text.hasPrefix(streamedText), text.count > streamedText.count {
                         events.send(chunk([("content", .string(String(text.dropFirst(streamedText.count))))]))
                         streamedText = text
+                        timing.contentSent()
                     }
                 case .toolCallStarted, .toolCallFinished:
                     break
                 case .done(let response):
                     metrics.recordTokens(response.statistics)
+                    if configuration.logsRequests, let line = timing.line(response.statistics) {
+                        FileHandle.standardError.write(Data(line.utf8))
+                    }
                     if !response.toolInvocations.isEmpty {
                         events.send(chunk([("tool_calls", CompletionJSON.toolCalls(response.toolInvocations, indexed: true))]))
                     }

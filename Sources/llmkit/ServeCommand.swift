@@ -30,7 +30,8 @@ enum ServeCommand {
           --max-body BYTES     largest request body (default 8388608); larger get 413
           --request-timeout S  seconds for a whole request to arrive (default 15)
           --drain S            on SIGTERM or Ctrl-C, seconds that requests in flight may finish (default 10)
-          --log-requests       log method, path, status and time of each request to stderr (never content)
+          --log-requests       log method, path, status and time of each request to stderr, and for a
+                               streamed chat answer where the time to its first content went (never content)
           -v, --verbose        show llama.cpp's log on stderr
           -h, --help           show this help
 

@@ -32,6 +32,10 @@ import Testing
                                                       #"{"model":"gemma","prompt":"The capital of France is","max_tokens":4,"temperature":0}"#,
                                                       base.appending(path: "completions").absoluteString])
         #expect(completion.stdout.contains(#""object":"text_completion""#), "\(completion.stdout)")
+        let streamed = try CommandRunner.run(curl, ["-sS", "-N", "-H", "Authorization: Bearer k-123", "-d",
+                                                    #"{"model":"gemma","messages":[{"role":"user","content":"Name a colour of the sky."}],"max_tokens":4,"temperature":0,"stream":true}"#,
+                                                    base.appending(path: "chat/completions").absoluteString])
+        #expect(streamed.stdout.contains("data: [DONE]"), "\(streamed.stdout)")
         let denied = try CommandRunner.run(curl, ["-sS", "-o", "/dev/null", "-w", "%{http_code}", base.appending(path: "models").absoluteString])
         #expect(denied.stdout == "401")
         kill(process.processIdentifier, SIGTERM)
@@ -41,6 +45,15 @@ import Testing
         // Requests are logged without their content.
         #expect(output.stderr.contains("POST /v1/completions 200"))
         #expect(!output.stderr.contains("capital of France"))
+        #expect(!output.stderr.contains("colour of the sky"))
+        // The streamed chat answer says where the time to its first content went, and the parts add up.
+        let timing = try #require(output.stderr.split(separator: "\n").first { $0.hasPrefix("first content ") }, "\(output.stderr)")
+        let numbers = timing.split(whereSeparator: { !"0123456789.-".contains($0) }).compactMap { Double($0) }
+        try #require(numbers.count == 7, "\(timing)")
+        #expect(timing.contains("before the model") && timing.contains("after the first token"), "\(timing)")
+        #expect(numbers[0] > 0 && numbers[1] >= 0 && numbers[2] >= 0 && numbers[3] > 0 && numbers[6] >= 0, "\(timing)")
+        #expect(abs(numbers[1] + numbers[2] + numbers[3] + numbers[6] - numbers[0]) < 0.5, "\(timing)")
+        #expect(numbers[4] >= 1 && numbers[4] <= numbers[5], "\(timing)")
     }
 
     @Test func badSettingsAreUsageErrors() throws {

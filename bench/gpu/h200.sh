@@ -12,7 +12,8 @@
 #   batched bench/batched.py on the 7B-shaped model: llmkit bench --parallel against
 #           llama-batched-bench (-kvu), B = 1 … 32, ABBA-paired, then the mixed workload at B = 8
 #   serve   bench/serve_compare.py on the 7B-shaped model: llmkit serve against llama-server, 8
-#           sequences each, 1/4/8 streaming clients, ABBA-paired
+#           sequences each, 1/4/8 streaming clients, ABBA-paired (LLMKIT_GPU_SERVE_TRACE=1: also
+#           where llmkit's time to first content goes, --trace)
 #   steps   where a generation step's time goes on the 7B-shaped model (llmkit bench --parallel
 #           --step-times, B = 1, 8, 16, 32), next to llama-batched-bench's time per step
 #   save    the built prefix, xz-compressed in 15 MiB parts, to $OUT: put the parts in
@@ -115,7 +116,7 @@ phase_serve() {
     log "llmkit serve against llama-server on synth-7b-q4_0 (${LLMKIT_GPU_SERVE_PAIRS:-2} ABBA pairs)"
     python3 "$root/bench/serve_compare.py" --model-path "$work/synth-7b-q4_0.gguf" --prefix "$work/prefix" \
         --llmkit "$work/llmkit" --threads "$(nproc)" --gpu-layers 999 --parallel 8 --context 1024 --clients 1,4,8 \
-        --requests 4 --max-tokens 128 --pairs "${LLMKIT_GPU_SERVE_PAIRS:-2}" --json "$out/serve-synth-7b-q4_0.json" \
+        --requests 4 --max-tokens 128 --pairs "${LLMKIT_GPU_SERVE_PAIRS:-2}" ${LLMKIT_GPU_SERVE_TRACE:+--trace} --json "$out/serve-synth-7b-q4_0.json" \
         | tee "$out/serve-synth-7b-q4_0.md"
 }
 

@@ -22,6 +22,8 @@ public struct GenerationStatistics: Sendable, Equatable {
     public var promptTokensPerSecond: Double = 0
     /// Tokens generated per second after the first one; each costs one decode step and one sample.
     public var generationTokensPerSecond: Double = 0
+    /// When the request reached the model's scheduler (for where the time to the first token went).
+    package var submittedAt: ContinuousClock.Instant?
 
     /// Creates empty statistics.
     public init() {}

@@ -68,6 +68,7 @@ package final class ActiveGeneration {
         self.json = plan.options.stopsAtBalancedJSON ? BalancedJSONScanner() : nil
         statistics.promptTokens = plan.promptTokens.count
         statistics.cachedPromptTokens = cachedTokens
+        statistics.submittedAt = submitted
     }
 
     /// The prompt's length.
