@@ -106,23 +106,31 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
     return token;
 }
 
+// Logits are scanned in blocks of this many, eight lanes at a time (the compiler vectorizes it).
+constexpr int32_t logit_block = 64;
+
+// The largest of logits[begin..<end] (-inf when all are -inf or NaN).
+float block_max(const float * logits, int32_t begin, int32_t end) {
+    float lanes[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    int32_t i = begin;
+    for (; i + 8 <= end; i += 8) {
+        for (int lane = 0; lane < 8; ++lane) {
+            lanes[lane] = logits[i + lane] > lanes[lane] ? logits[i + lane] : lanes[lane];
+        }
+    }
+    float m = -INFINITY;
+    for (int lane = 0; lane < 8; ++lane) m = lanes[lane] > m ? lanes[lane] : m;
+    for (; i < end; ++i) m = logits[i] > m ? logits[i] : m;
+    return m;
+}
+
 // The first token with the largest logit (what a greedy chain draws; see llmkit_sampler).
 llama_token arg_max(const float * logits, int32_t n_vocab) {
-    constexpr int32_t block = 64;
+    constexpr int32_t block = logit_block;
     float best = -INFINITY;
     int32_t best_block = 0;
     for (int32_t begin = 0; begin < n_vocab; begin += block) {
-        const int32_t end = std::min(begin + block, n_vocab);
-        float lanes[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
-        int32_t i = begin;
-        for (; i + 8 <= end; i += 8) {
-            for (int lane = 0; lane < 8; ++lane) {
-                lanes[lane] = logits[i + lane] > lanes[lane] ? logits[i + lane] : lanes[lane];
-            }
-        }
-        float m = -INFINITY;
-        for (int lane = 0; lane < 8; ++lane) m = lanes[lane] > m ? lanes[lane] : m;
-        for (; i < end; ++i) m = logits[i] > m ? logits[i] : m;
+        const float m = block_max(logits, begin, std::min(begin + block, n_vocab));
         if (m > best) {
             best = m;
             best_block = begin;
@@ -144,23 +152,12 @@ llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t
     // The maximum of every block of 64 logits; the prefilter-th largest of those maxima is a
     // threshold that at least `prefilter` logits reach, so every one of the likeliest tokens is
     // in a block whose maximum reaches it.
-    constexpr int32_t block = 64;
+    constexpr int32_t block = logit_block;
     const int32_t n_blocks = (n_vocab + block - 1) / block;
     auto & maxima = s.maxima;
     maxima.resize(n_blocks);
     for (int32_t b = 0; b < n_blocks; ++b) {
-        const int32_t begin = b * block, end = std::min(begin + block, n_vocab);
-        float lanes[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
-        int32_t i = begin;
-        for (; i + 8 <= end; i += 8) {
-            for (int lane = 0; lane < 8; ++lane) {
-                lanes[lane] = logits[i + lane] > lanes[lane] ? logits[i + lane] : lanes[lane];
-            }
-        }
-        float m = -INFINITY;
-        for (int lane = 0; lane < 8; ++lane) m = lanes[lane] > m ? lanes[lane] : m;
-        for (; i < end; ++i) m = logits[i] > m ? logits[i] : m;
-        maxima[b] = m;
+        maxima[b] = block_max(logits, b * block, std::min(b * block + block, n_vocab));
     }
     // With fewer blocks than candidates (a small vocabulary), every token is a candidate.
     float threshold = -INFINITY;
