@@ -59,6 +59,32 @@ struct InfoAndBenchTests {
         }
     }
 
+    @Test("bench --parallel --jsonl has llama-batched-bench's fields per B, and --step-times adds up each step")
+    func parallelBenchStepTimes() throws {
+        let output = try CommandRunner.llmkit(["bench", "--parallel", "1,2", "-p", "8", "-n", "4", "-t", "2", "--jsonl", "--step-times"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let lines = try output.stdout.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(lines.map { $0["pl"] as? Int } == [1, 2])
+        for line in lines {
+            #expect(line["pp"] as? Int == 8 && line["tg"] as? Int == 4)
+            #expect((line["speed_tg"] as? Double ?? 0) > 0 && (line["t_pp"] as? Double ?? 0) > 0)
+            #expect(line["n_kv"] as? Int == (line["pl"] as? Int ?? 0) * 12)
+        }
+        // With --jsonl the table goes to stderr: per B, 4 generation steps (the first token comes
+        // from the prompt's step), seven phases that add up to the total.
+        let rows = output.stderr.split(separator: "\n").filter { $0.hasPrefix("| 1 |") || $0.hasPrefix("| 2 |") }
+        #expect(rows.count == 2, "\(output.stderr)")
+        for row in rows {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.compactMap(Double.init)
+            try #require(cells.count == 10, "\(row)")
+            #expect(cells[1] == 4, "\(row)")
+            #expect(abs(cells[2..<9].reduce(0, +) - cells[9]) < 0.01, "\(row)")
+            #expect(cells[3] > 0, "\(row)")     // inside llama_decode
+        }
+    }
+
     @Test("bench prints llama-bench's table")
     func benchTable() throws {
         let output = try CommandRunner.llmkit(["bench", "-p", "8", "-n", "2", "-r", "1"])

@@ -129,11 +129,8 @@ phase_steps() {
         echo "## llama-batched-bench"
         "$work/prefix/bin/llama-batched-bench" -m "$model" -t "$threads" -tb "$threads" -c 8224 -b 2048 -ub 512 -kvu \
             -npp 128 -ntg 128 -npl 1,8,16,32 2>/dev/null | grep '^|'
-        for draws in ${LLMKIT_GPU_STEP_DRAWS:-default}; do
-            echo; echo "## llmkit bench --parallel --step-times (parallel draws from: $draws)"
-            if [ "$draws" = default ]; then unset LLMKIT_EXPERIMENT_PARALLEL_DRAWS; else export LLMKIT_EXPERIMENT_PARALLEL_DRAWS="$draws"; fi
-            "$work/llmkit" bench --model "$model" --threads "$threads" -p 128 -n 128 --parallel 1,8,16,32 --step-times
-        done
+        echo; echo "## llmkit bench --parallel --step-times"
+        "$work/llmkit" bench --model "$model" --threads "$threads" -p 128 -n 128 --parallel 1,8,16,32 --step-times
     } | tee "$out/steps-synth-7b-q4_0.md"
 }
 
