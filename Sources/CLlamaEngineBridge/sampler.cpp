@@ -31,8 +31,9 @@
 // A greedy chain (temperature 0, and nothing that can lower the likeliest token: no penalties,
 // no logit bias, no suppressed tokens, no typical-p, XTC or DRY) keeps only the token with the
 // largest logit, and its final draw takes that one: the arg-max of the logits is the chain's
-// token, found without the chain (a third of a greedy draw's time with a 49k vocabulary). Its
-// accept still runs, so that the chain's state is what the whole path leaves.
+// token, found without the chain (18 instead of 40 us a draw with a 49k vocabulary, text work
+// included). Its accept still runs; the final draw's random state does not advance, and no
+// greedy draw reads it.
 struct llmkit_sampler {
     common_sampler *         impl    = nullptr;
     llama_sampler *          grammar = nullptr;
@@ -199,6 +200,18 @@ llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t
     return array.data[array.selected].id;
 }
 
+// Whether the penalties of `sp` change any logit.
+bool penalizes(const common_params_sampling & sp) {
+    return sp.penalty_last_n != 0 && (sp.penalty_repeat != 1 || sp.penalty_freq != 0 || sp.penalty_present != 0);
+}
+
+// How many tokens the model's vocabulary always suppresses (the chain gives them a -inf bias).
+int32_t suppressed_tokens(const llama_model * model) {
+    int32_t count = 0;
+    llama_vocab_get_suppress_tokens(llama_model_get_vocab(model), &count);
+    return std::max(count, 0);
+}
+
 // How many candidates the chain needs for `sp` (see llmkit_sampler), or 0 when it needs the
 // whole vocabulary: a grammar, a reasoning budget, no top-k, or penalties that can raise a logit.
 size_t prefilter_size(const llama_model * model, const common_params_sampling & sp, bool has_grammar) {
@@ -206,14 +219,11 @@ size_t prefilter_size(const llama_model * model, const common_params_sampling & 
         || sp.top_n_sigma > 0 || sp.dry_multiplier != 0 || sp.penalty_repeat < 1 || sp.penalty_freq < 0 || sp.penalty_present < 0) {
         return 0;
     }
-    const bool penalizes = sp.penalty_last_n != 0 && (sp.penalty_repeat != 1 || sp.penalty_freq != 0 || sp.penalty_present != 0);
-    if (penalizes && sp.penalty_last_n < 0) {
+    if (penalizes(sp) && sp.penalty_last_n < 0) {
         return 0;                          // a window of the whole context
     }
     const llama_vocab * vocab = llama_model_get_vocab(model);
-    int32_t suppressed = 0;
-    llama_vocab_get_suppress_tokens(vocab, &suppressed);
-    size_t slack = (penalizes ? (size_t) sp.penalty_last_n : 0) + (size_t) std::max(suppressed, 0);
+    size_t slack = (penalizes(sp) ? (size_t) sp.penalty_last_n : 0) + (size_t) suppressed_tokens(model);
     for (const auto & bias : sp.logit_bias) {
         slack += bias.bias < 0 ? 1 : 0;
     }
@@ -223,11 +233,8 @@ size_t prefilter_size(const llama_model * model, const common_params_sampling & 
 
 // Whether the chain for `sp` keeps only the token with the largest raw logit (see llmkit_sampler).
 bool is_plain_greedy(const llama_model * model, const common_params_sampling & sp) {
-    int32_t suppressed = 0;
-    llama_vocab_get_suppress_tokens(llama_model_get_vocab(model), &suppressed);
-    const bool penalizes = sp.penalty_last_n != 0 && (sp.penalty_repeat != 1 || sp.penalty_freq != 0 || sp.penalty_present != 0);
-    return sp.temp <= 0 && sp.dynatemp_range <= 0 && !penalizes && sp.logit_bias.empty() && suppressed <= 0 && sp.typ_p >= 1
-        && sp.xtc_probability <= 0 && sp.dry_multiplier == 0 && sp.mirostat == 0 && sp.top_n_sigma <= 0;
+    return sp.temp <= 0 && sp.dynatemp_range <= 0 && !penalizes(sp) && sp.logit_bias.empty() && suppressed_tokens(model) == 0
+        && sp.typ_p >= 1 && sp.xtc_probability <= 0 && sp.dry_multiplier == 0 && sp.mirostat == 0 && sp.top_n_sigma <= 0;
 }
 
 } // namespace

@@ -27,7 +27,6 @@ struct FirstContentTiming {
     }
 
     private static func format(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.1f", (Double(seconds) + Double(attoseconds) * 1e-18) * 1000)
+        String(format: "%.1f", duration.seconds * 1000)
     }
 }

@@ -55,6 +55,8 @@ package final class Sampler {
             throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "unknown error")
         }
         pointer = sampler
+        samplesFromLogits = llmkit_sampler_samples_logits(sampler)
+        isGreedy = llmkit_sampler_is_greedy(sampler)
     }
 
     deinit {
@@ -64,11 +66,11 @@ package final class Sampler {
     /// Whether ``sampleAndAccept(logits:vocabularySize:)`` works: a top-k sampler without a
     /// grammar or thinking budget. Such samplers touch nothing shared, so several can sample on
     /// different threads at once.
-    package var samplesFromLogits: Bool { llmkit_sampler_samples_logits(pointer) }
+    package let samplesFromLogits: Bool
 
     /// Whether it samples the arg-max of the logits (greedy, nothing that can lower the likeliest
     /// token): a draw then costs a pass over the logits and no more.
-    package var isGreedy: Bool { llmkit_sampler_is_greedy(pointer) }
+    package let isGreedy: Bool
 
     /// Samples the next token from `logits` (one step's logits for this sequence), and records it.
     package func sampleAndAccept(logits: UnsafePointer<Float>, vocabularySize: Int) throws -> Int32 {

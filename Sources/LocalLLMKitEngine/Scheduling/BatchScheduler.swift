@@ -304,8 +304,8 @@ final class SamplingDraw: @unchecked Sendable {
     /// Samples every draw; errors stay in each draw.
     static func run(_ draws: [SamplingDraw], in context: InferenceContext, vocabularySize vocabulary: Int) {
         let independent = draws.filter { $0.logits != nil }
-        let chains = independent.filter { !$0.generation.samplesGreedily }
-        if chains.count >= parallelThreshold {
+        if independent.count(where: { !$0.generation.samplesGreedily }) >= parallelThreshold {
+            let chains = independent.filter { !$0.generation.samplesGreedily }
             DispatchQueue.concurrentPerform(iterations: chains.count) { chains[$0].draw(vocabulary: vocabulary) }
             independent.filter(\.generation.samplesGreedily).forEach { $0.draw(vocabulary: vocabulary) }
         } else {

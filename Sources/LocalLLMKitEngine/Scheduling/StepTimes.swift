@@ -26,15 +26,20 @@ package struct StepTimes: Sendable, Equatable {
 
     package init() {}
 
+    /// The phases, in the order a step goes through them.
+    static var phaseFields: [(name: String, field: WritableKeyPath<StepTimes, Duration>)] {
+        [("building", \.building), ("decoding", \.decoding), ("text", \.text), ("waiting", \.waiting),
+         ("sampling", \.sampling), ("finishing", \.finishing), ("between", \.between)]
+    }
+
     /// The phases with their names, in order.
     package var phases: [(name: String, duration: Duration)] {
-        [("building", building), ("decoding", decoding), ("text", text), ("waiting", waiting),
-         ("sampling", sampling), ("finishing", finishing), ("between", between)]
+        Self.phaseFields.map { ($0.name, self[keyPath: $0.field]) }
     }
 
     /// Milliseconds per step of `duration`.
     package func millisecondsPerStep(_ duration: Duration) -> Double {
-        steps == 0 ? 0 : (Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18) * 1e3 / Double(steps)
+        steps == 0 ? 0 : duration.seconds * 1e3 / Double(steps)
     }
 }
 
@@ -44,12 +49,8 @@ extension StepTimes {
     mutating func add(_ times: StepTimes, tokens: Int, between: Duration?) {
         steps += 1
         self.tokens += tokens
-        building += times.building
-        decoding += times.decoding
-        text += times.text
-        waiting += times.waiting
-        sampling += times.sampling
-        finishing += times.finishing
+        // A step's own laps never reach `between`: that is the time since the step before.
+        for (_, field) in Self.phaseFields where field != \.between { self[keyPath: field] += times[keyPath: field] }
         self.between += between ?? .zero
     }
 }

@@ -226,6 +226,9 @@ struct BatchingTests {
                 #expect(fast.tokens == full.tokens, "\(sampling), seed \(options.sampling.seed ?? 0)")
             }
         }
+        // The first greedy setting takes the arg-max path; the other two cannot.
+        let greedy = samplings.suffix(3).map { try? Sampler(model: model.handle, sampling: $0.filling(from: model.file.recommendedSampling)).isGreedy }
+        #expect(greedy == [true, false, false])
     }
 
     @Test("impossible parallel settings are typed errors that name the setting")
