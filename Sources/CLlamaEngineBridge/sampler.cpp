@@ -110,8 +110,9 @@ llama_token resample_with_grammar(llmkit_sampler & s, llama_context * ctx, int32
 // Logits are scanned in blocks of this many, eight lanes at a time (the compiler vectorizes it).
 constexpr int32_t logit_block = 64;
 
-// The largest of logits[begin..<end] (-inf when all are -inf or NaN).
-float block_max(const float * logits, int32_t begin, int32_t end) {
+// The largest of logits[begin..<end] (-inf when all are -inf or NaN); inlined, so that each
+// caller's loop vectorizes as one.
+[[gnu::always_inline]] inline float block_max(const float * logits, int32_t begin, int32_t end) {
     float lanes[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
     int32_t i = begin;
     for (; i + 8 <= end; i += 8) {
