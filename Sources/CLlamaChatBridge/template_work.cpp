@@ -83,11 +83,16 @@ std::string describe_templates(const llama_model * model, const std::string & so
     return out.dump_safe();
 }
 
-std::string render_requests(const common_chat_templates * templates, const std::string & requests_json) {
+std::string render_requests(const common_chat_templates * templates, const std::string & requests_json,
+                            const direct_renders & direct) {
     const common_json requests = common_json::parse(requests_json);
     std::vector<common_chat_templates_inputs> inputs;
     for (const auto & request : requests) {
         inputs.push_back(inputs_from_request(request));
+        auto & input = inputs.back();
+        if (request.value("prompt_only", false)) {
+            input.force_pure_content = input.tools.empty() ? direct.without_tools : direct.with_tools;
+        }
     }
     // A request the template rejects (raise_exception…) fails alone; a bound ends the run.
     byte_writer out;

@@ -28,8 +28,24 @@ std::string describe_templates(const llama_model * model, const std::string & so
 /// llama.cpp's templates for `source`; throws when they cannot be initialized.
 common_chat_templates_ptr init_templates(const llama_model * model, const std::string & source);
 
+/// Which of a model's templates llama.cpp's full path renders with one direct render: those
+/// without a handler of their own, whose output parser comes from analyzing the template (which
+/// renders it many times). For them, a request that wants only the prompt ("prompt_only") skips
+/// the analysis and gets the same prompt.
+struct direct_renders {
+    /// The template of requests without tools.
+    bool without_tools = false;
+    /// The template of requests with tools (the `tool_use` variant where there is one).
+    bool with_tools = false;
+};
+
+/// Works out `direct_renders` for `templates` (it parses the templates once more).
+direct_renders find_direct_renders(const common_chat_templates * templates);
+
 /// Renders each request (a JSON array); a request the template rejects fails alone. The
 /// result, per request: 1 and the encoded parameters, or 0 and the reason (chat_params_codec).
-std::string render_requests(const common_chat_templates * templates, const std::string & requests_json);
+/// A prompt-only request renders directly where `direct` says that gives the same prompt.
+std::string render_requests(const common_chat_templates * templates, const std::string & requests_json,
+                            const direct_renders & direct = {});
 
 } // namespace llmkit

@@ -28,6 +28,7 @@
 #include <cerrno>
 #include <cstring>
 #include <list>
+#include <optional>
 #include <utility>
 
 namespace llmkit {
@@ -65,37 +66,45 @@ template_limits decode_limits(byte_reader & in) {
     return limits;
 }
 
-/// The templates a worker parsed, most recently used last.
+/// The templates a worker parsed, most recently used last, with which of them render directly.
 class template_cache {
   public:
     explicit template_cache(const llama_model * model) : model(model) {}
 
-    const common_chat_templates * get(const std::string & source) {
-        for (auto entry = entries.begin(); entry != entries.end(); ++entry) {
-            if (entry->first == source) {
-                entries.splice(entries.end(), entries, entry);
-                return entries.back().second.get();
+    struct entry {
+        std::string source;
+        common_chat_templates_ptr templates;
+        /// Worked out at the first render.
+        std::optional<direct_renders> direct;
+    };
+
+    entry & get(const std::string & source) {
+        for (auto kept = entries.begin(); kept != entries.end(); ++kept) {
+            if (kept->source == source) {
+                entries.splice(entries.end(), entries, kept);
+                return entries.back();
             }
         }
         return keep(source, init_templates(model, source));
     }
 
-    const common_chat_templates * keep(const std::string & source, common_chat_templates_ptr templates) {
+    entry & keep(const std::string & source, common_chat_templates_ptr templates) {
         if (entries.size() >= kept_templates) {
             entries.pop_front();
         }
-        entries.emplace_back(source, std::move(templates));
-        return entries.back().second.get();
+        entries.push_back({source, std::move(templates), std::nullopt});
+        return entries.back();
     }
 
   private:
     const llama_model * model;
-    std::list<std::pair<std::string, common_chat_templates_ptr>> entries;
+    std::list<entry> entries;
 };
 
 /// A worker's loop, on its bounded thread: a request, its bounds, its work, its report.
 void serve_requests(int socket, const llama_model * model, std::size_t base_data_bytes) {
     template_cache cache(model);
+    std::size_t settled_data_bytes = 0;
     for (std::size_t served = 1;; ++served) {
         char header[8];
         if (!llmkit::read_fully(socket, header, sizeof(header))) {
@@ -124,9 +133,19 @@ void serve_requests(int socket, const llama_model * model, std::size_t base_data
             result = describe_templates(model, source, limits, &parsed);
             cache.keep(source, std::move(parsed));
         } else {
-            result = render_requests(cache.get(source), payload);
+            auto & kept = cache.get(source);
+            if (!kept.direct) {
+                kept.direct = find_direct_renders(kept.templates.get());
+            }
+            result = render_requests(kept.templates.get(), payload, *kept.direct);
         }
-        const bool retiring = served >= requests_per_worker || current_data_bytes() > base_data_bytes + growth_per_worker;
+        // Growth counts from the end of the first request: by then this thread's malloc arena
+        // (64 MiB of address space, reserved at its first allocation) and a template are in.
+        const std::size_t data = current_data_bytes();
+        if (served == 1) {
+            settled_data_bytes = data;
+        }
+        const bool retiring = served >= requests_per_worker || data > settled_data_bytes + growth_per_worker;
         report(retiring ? status_ok_retiring : status_ok, template_bound{}, result.data(), result.size());
         if (retiring) {
             _exit(0);

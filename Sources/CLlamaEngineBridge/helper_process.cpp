@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -52,8 +53,12 @@ struct answer {
     std::int64_t value;
 };
 
-/// Workers kept idle per kind: more would only hold memory.
+/// Workers kept idle per kind: at least this many, and as many as were ever busy at once (a
+/// server's requests arrive together and render together: a burst of eight needs eight, and
+/// forking and parsing the template anew for each took longer than the render), up to
+/// `most_idle_per_kind`. More would only hold memory.
 constexpr std::size_t idle_per_kind = 2;
+constexpr std::size_t most_idle_per_kind = 16;
 /// Ended workers whose wait status the helper remembers until asked.
 constexpr std::size_t remembered_ends = 256;
 
@@ -239,15 +244,69 @@ bool receive_answer(int control, std::int64_t & value, int & fd) {
 } // namespace
 
 struct llmkit_helper {
-    struct idle_worker {
+    /// What a worker runs: its entry, argument and variant.
+    struct kind {
         std::uint64_t entry, argument, variant;
+        bool operator==(const kind & other) const {
+            return entry == other.entry && argument == other.argument && variant == other.variant;
+        }
+    };
+    struct idle_worker {
+        kind of;
         llmkit_worker worker;
+    };
+    struct busy_worker {
+        kind of;
+        std::int64_t pid;
+    };
+    /// The most workers of a kind that were ever busy at once.
+    struct peak {
+        kind of;
+        std::size_t busy;
     };
 
     int control;
     pid_t pid;
-    std::mutex mutex;                // one command at a time; guards `idle`
+    std::mutex mutex;                // one command at a time; guards the lists below
     std::vector<idle_worker> idle;
+    std::vector<busy_worker> busy;
+    std::vector<peak> peaks;
+
+    /// Records `worker` as busy with work of kind `of`.
+    void mark_busy(const kind & of, const llmkit_worker & worker) {
+        busy.push_back({of, worker.pid});
+        std::size_t same = 0;
+        for (const auto & other : busy) {
+            same += other.of == of;
+        }
+        for (auto & known : peaks) {
+            if (known.of == of) {
+                known.busy = std::max(known.busy, same);
+                return;
+            }
+        }
+        peaks.push_back({of, same});
+    }
+
+    /// Forgets `pid` as busy.
+    void mark_done(std::int64_t done) {
+        for (auto entry = busy.begin(); entry != busy.end(); ++entry) {
+            if (entry->pid == done) {
+                busy.erase(entry);
+                return;
+            }
+        }
+    }
+
+    /// How many idle workers of kind `of` to keep.
+    std::size_t idle_limit(const kind & of) const {
+        for (const auto & known : peaks) {
+            if (known.of == of) {
+                return std::clamp(known.busy, idle_per_kind, most_idle_per_kind);
+            }
+        }
+        return idle_per_kind;
+    }
 };
 
 extern "C" llmkit_helper * llmkit_helper_start(void) {
@@ -267,7 +326,7 @@ extern "C" llmkit_helper * llmkit_helper_start(void) {
             return nullptr;
         }
         set_close_on_exec(ends[0]);
-        return new llmkit_helper{ends[0], pid, {}, {}};
+        return new llmkit_helper{ends[0], pid, {}, {}, {}, {}};
     } catch (...) {
         return nullptr;
     }
@@ -297,16 +356,17 @@ extern "C" bool llmkit_helper_acquire(llmkit_helper * helper, llmkit_worker_entr
     }
     try {
         std::lock_guard<std::mutex> lock(helper->mutex);
-        const auto key_entry = reinterpret_cast<std::uint64_t>(entry);
-        const auto key_argument = reinterpret_cast<std::uint64_t>(argument);
+        const llmkit_helper::kind of{reinterpret_cast<std::uint64_t>(entry), reinterpret_cast<std::uint64_t>(argument),
+                                     variant};
         for (auto kept = helper->idle.rbegin(); kept != helper->idle.rend(); ++kept) {
-            if (kept->entry == key_entry && kept->argument == key_argument && kept->variant == variant) {
+            if (kept->of == of) {
                 *worker = kept->worker;
                 helper->idle.erase(std::next(kept).base());
+                helper->mark_busy(of, *worker);
                 return true;
             }
         }
-        const command order{op_spawn, key_entry, key_argument, variant, 0};
+        const command order{op_spawn, of.entry, of.argument, variant, 0};
         std::int64_t pid = -1;
         int socket = -1;
         if (!llmkit::send_fully(helper->control, &order, sizeof(order)) || !receive_answer(helper->control, pid, socket)) {
@@ -319,6 +379,7 @@ extern "C" bool llmkit_helper_acquire(llmkit_helper * helper, llmkit_worker_entr
             return false;
         }
         *worker = llmkit_worker{socket, pid};
+        helper->mark_busy(of, *worker);
         return true;
     } catch (...) {
         return false;
@@ -333,14 +394,15 @@ extern "C" void llmkit_helper_release(llmkit_helper * helper, llmkit_worker_entr
     }
     try {
         std::lock_guard<std::mutex> lock(helper->mutex);
-        const auto key_entry = reinterpret_cast<std::uint64_t>(entry);
-        const auto key_argument = reinterpret_cast<std::uint64_t>(argument);
+        const llmkit_helper::kind of{reinterpret_cast<std::uint64_t>(entry), reinterpret_cast<std::uint64_t>(argument),
+                                     variant};
+        helper->mark_done(worker.pid);
         std::size_t same = 0;
         for (const auto & kept : helper->idle) {
-            same += kept.entry == key_entry && kept.argument == key_argument && kept.variant == variant;
+            same += kept.of == of;
         }
-        if (same < idle_per_kind) {
-            helper->idle.push_back({key_entry, key_argument, variant, worker});
+        if (same < helper->idle_limit(of)) {
+            helper->idle.push_back({of, worker});
             return;
         }
     } catch (...) {
@@ -355,6 +417,7 @@ extern "C" int llmkit_helper_end(llmkit_helper * helper, llmkit_worker worker) {
     }
     try {
         std::lock_guard<std::mutex> lock(helper->mutex);
+        helper->mark_done(worker.pid);
         const command order{op_end, 0, 0, 0, worker.pid};
         std::int64_t status = -1;
         int socket = -1;

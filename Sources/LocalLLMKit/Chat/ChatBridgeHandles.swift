@@ -52,10 +52,22 @@ struct ChatRenderRequest {
     var tools: [OrderedJSON] = []
     /// `auto`, `none` or `required`.
     var toolChoice = "auto"
+    /// Only the prompt text is wanted. In a worker of the model's helper, a template without a
+    /// handler of its own in llama.cpp then renders once, without the analysis that works out
+    /// its output parser (which renders it many times); the prompt is the same. The render's
+    /// parser then only takes plain text.
+    var promptOnly = false
 
     func replacingMessages(_ messages: [ChatMessage]) -> ChatRenderRequest {
         var copy = self
         copy.messages = messages
+        return copy
+    }
+
+    /// This request for its prompt text only (see ``promptOnly``).
+    func forPromptOnly() -> ChatRenderRequest {
+        var copy = self
+        copy.promptOnly = true
         return copy
     }
 
@@ -77,6 +89,7 @@ struct ChatRenderRequest {
         if !tools.isEmpty {
             members += [("tools", .array(tools)), ("tool_choice", .string(toolChoice)), ("parallel_tool_calls", .bool(true))]
         }
+        if promptOnly { members.append(("prompt_only", .bool(true))) }
         return OrderedJSON.object(members).serialized()
     }
 }

@@ -169,9 +169,11 @@ public struct ChatTemplate: Sendable {
                                         enableThinking: enableThinking, useJinja: usesJinja, arguments: arguments,
                                         tools: tools, toolChoice: toolChoice)
         // The neutralized messages and their masked copy render in one run (see PromptIsolation).
+        // Only the copy's text is used, so it skips the output parser's template analysis where
+        // it can (which took half of the run).
         let isolation = PromptIsolation(messages, controlTexts: controlTexts)
         var requests = [request.replacingMessages(isolation.neutralized)]
-        if let masked = isolation.masked { requests.append(request.replacingMessages(masked)) }
+        if let masked = isolation.masked { requests.append(request.replacingMessages(masked).forPromptOnly()) }
         let renders = try ChatRenderHandle.render(requests, with: handle)
         let render = try renders[0].get()
         let details = try render.describe()

@@ -152,3 +152,41 @@ struct ChatTemplateTests {
         #expect(failures.isEmpty, "templates that fail to render:\n\(failures.joined(separator: "\n"))")
     }
 }
+
+extension ChatTemplateTests {
+    @Test("a prompt-only render gives the full render's prompt for every shipped template, and skips the parser's analysis where llama.cpp has no handler of its own")
+    func promptOnlyRenders() async throws {
+        let model = try await TestModel.vocabulary()
+        var mismatches: [String] = []
+        var shortcuts = 0
+        for name in try TestTemplates.all() {
+            let template = try ChatTemplate(model: model, override: TestTemplates.source(name))
+            for tools in [false, true] where !tools || template.supportsToolCalls {
+                for thinking in [false, true] {
+                    let request = ChatRenderRequest(messages: Self.conversation, addGenerationPrompt: true, enableThinking: thinking,
+                                                    useJinja: true, arguments: [:],
+                                                    tools: tools ? [ToolCallParserTests.weather] : [], toolChoice: "auto")
+                    let renders = try ChatRenderHandle.render([request, request.forPromptOnly()], with: template.handle)
+                    let full = try renders[0].get().describe(), promptOnly = try renders[1].get().describe()
+                    if full.prompt != promptOnly.prompt { mismatches.append("\(name) (tools \(tools), thinking \(thinking))") }
+                    // The parser of a direct render takes plain text: no thinking, no tool-call grammar.
+                    if full.supportsThinking != promptOnly.supportsThinking || full.grammar != promptOnly.grammar { shortcuts += 1 }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "prompt-only renders that differ:\n\(mismatches.joined(separator: "\n"))")
+        #expect(shortcuts >= 50, "only \(shortcuts) renders skipped the analysis")
+
+        // Qwen3 goes through the analysis: its prompt-only render skips it. Ministral has a handler
+        // that moves thinking into the content: its prompt-only render keeps that.
+        let qwen = try ChatTemplate(model: model, override: TestTemplates.source("Qwen-Qwen3-0.6B"))
+        let request = ChatRenderRequest(messages: Self.conversation, addGenerationPrompt: true, enableThinking: true,
+                                        useJinja: true, arguments: [:])
+        let qwenRenders = try ChatRenderHandle.render([request, request.forPromptOnly()], with: qwen.handle)
+        #expect(try qwenRenders[0].get().describe().supportsThinking)
+        #expect(try !qwenRenders[1].get().describe().supportsThinking)
+        let ministral = try ChatTemplate(model: model, override: TestTemplates.source("mistralai-Ministral-3-14B-Reasoning-2512"))
+        let ministralRender = try ChatRenderHandle.render([request.forPromptOnly()], with: ministral.handle)[0].get()
+        #expect(try ministralRender.describe().prompt.contains("[THINK]Greet back.[/THINK]Hello."))
+    }
+}
