@@ -170,7 +170,7 @@ public struct ChatTemplate: Sendable {
                                         tools: tools, toolChoice: toolChoice)
         // The neutralized messages and their masked copy render in one run (see PromptIsolation).
         // Only the copy's text is used, so it skips the output parser's template analysis where
-        // it can (which took half of the run).
+        // it can (see ChatRenderRequest.promptOnly).
         let isolation = PromptIsolation(messages, controlTexts: controlTexts)
         var requests = [request.replacingMessages(isolation.neutralized)]
         if let masked = isolation.masked { requests.append(request.replacingMessages(masked).forPromptOnly()) }

@@ -95,10 +95,14 @@ struct TemplateWorkerTests {
 
     @Test("renders at once from many threads each get their own prompt; a burst's workers stay for the next burst, up to 16")
     func concurrentRenders() async throws {
+        let contextsBefore = LlamaRuntime.liveContextCount
         let model = try await TestModel.vocabulary()
         let template = try ChatTemplate(model: model, override: Self.slowTemplate)
         #expect(Self.burst(6, of: template).allSatisfy { $0 })
-        guard let helper = model.handle.helperProcessID else { return }
+        guard let helper = model.handle.helperProcessID else {
+            #expect(contextsBefore > 0, "no helper although no inference context existed")
+            return
+        }
         // As many workers as were busy at once stay idle: the next burst forks none.
         let first = try await Self.settledWorkers(of: helper, atMost: 6)
         #expect(first.count == 6, "\(first)")
