@@ -24,6 +24,9 @@ extension LocalModel {
         case modelLoadFailed(path: String, reason: String)
         /// llama.cpp could not create an inference context (usually too little memory).
         case contextCreationFailed(reason: String)
+        /// The model at `path` loads, but cannot generate text (an embedding model such as
+        /// BERT); `reason` says why. ``LocalModel/embeddings(for:options:)`` works with it.
+        case cannotGenerate(path: String, reason: String)
         /// A configuration or generation option has a value that cannot work; `name` is the
         /// option's property path, such as `sampling.topP`.
         case invalidOption(name: String, reason: String)
@@ -69,6 +72,8 @@ extension LocalModel.Error: LocalizedError {
             return "could not load model \(path): \(reason)"
         case .contextCreationFailed(let reason):
             return "could not create an inference context: \(reason)"
+        case .cannotGenerate(let path, let reason):
+            return "model \(path) cannot generate text: \(reason)"
         case .invalidOption(let name, let reason):
             return "invalid value for \(name): \(reason)"
         case .promptTooLong(let tokens, let limit):

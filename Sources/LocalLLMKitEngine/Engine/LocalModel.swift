@@ -46,6 +46,8 @@ public actor LocalModel {
     /// How many shared contexts the model has created: one once it has generated, whatever
     /// the number of requests and conversations.
     package private(set) var sharedContextCount = 0
+    /// The contexts that ``embeddings(for:options:)`` created, one per pooling used.
+    var embeddingContexts: [EmbeddingContext.Pooling: EmbeddingContext] = [:]
 
     /// The executor that runs this model's work on its own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -194,6 +196,9 @@ public actor LocalModel {
                                  sequences: Int = 1, threads: Int? = nil) throws -> InferenceContext {
         guard !configuration.vocabularyOnly else {
             throw LocalModel.Error.contextCreationFailed(reason: "the model was loaded with vocabularyOnly, so it cannot generate")
+        }
+        if let reason = file.generationProblem {
+            throw LocalModel.Error.cannotGenerate(path: url.path, reason: reason)
         }
         // Every caller's values end here (saved conversations and benchmarks included): check
         // them once, so that none can trap in a conversion below.

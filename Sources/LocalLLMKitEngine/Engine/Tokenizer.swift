@@ -12,6 +12,10 @@ package struct Tokenizer: Sendable {
     /// Whether the model expects a beginning-of-sequence token at the start of a prompt.
     package var addsBeginningOfSequence: Bool { llama_vocab_get_add_bos(vocabulary) }
 
+    /// Whether tokenizing with special tokens closes the text with an end or separator token
+    /// (BERT's `[SEP]`).
+    package var addsClosingToken: Bool { llama_vocab_get_add_eos(vocabulary) || llama_vocab_get_add_sep(vocabulary) }
+
     /// Whether `token` ends generation (end of sequence, end of turn…).
     package func isEndOfGeneration(_ token: Int32) -> Bool { llama_vocab_is_eog(vocabulary, token) }
 

@@ -20,6 +20,12 @@ extension GGUFFile {
         }
     }
 
+    /// Why this model, although it loads, cannot generate text (an encoder such as BERT, an
+    /// embedding model), or nil when it can.
+    public var generationProblem: String? {
+        architecture.flatMap { LoadabilityCheck.encoderArchitectures[$0] }
+    }
+
     /// Throws ``loadabilityProblem`` when there is one.
     ///
     /// ``LocalModel/load(from:configuration:)`` calls this before llama.cpp sees the

@@ -19,6 +19,12 @@ extension LoadabilityCheck {
         "wavtokenizer-dec": "an audio decoder, not a language model",
     ]
 
+    /// Encoder architectures, whose attention is not causal by design: they load, and embed
+    /// (their contexts put every input in one micro-batch), but cannot generate.
+    package static let encoderArchitectures: [String: String] = [
+        "bert": "a BERT encoder (an embedding model): its attention is not causal and it has no output layer to predict tokens with",
+    ]
+
     /// Refuses architectures that cannot generate text, before any hyperparameter check.
     package func checkGenerative() throws {
         if let reason = Self.nonGenerativeArchitectures[architecture] {
@@ -30,7 +36,7 @@ extension LoadabilityCheck {
     package func checkArchitecture() throws {
         // LocalLLMKit's micro-batch is smaller than its batch; llama_decode asserts
         // `causal_attn || n_ubatch >= n_tokens` (llama-context.cpp) on longer prompts.
-        if case .bool(false)? = value("attention.causal") {
+        if case .bool(false)? = value("attention.causal"), Self.encoderArchitectures[architecture] == nil {
             throw reject(key("attention.causal"), "false",
                          "non-causal (embedding) models cannot generate text; llama.cpp asserts on prompts longer than one micro-batch")
         }

@@ -10,6 +10,10 @@ enum GGUFRewriter {
         try copy(source, to: destination) { gguf_set_val_f32($0, key, value) }
     }
 
+    static func copy(_ source: URL, to destination: URL, settingUInt32 key: String, to value: UInt32) throws {
+        try copy(source, to: destination) { gguf_set_val_u32($0, key, value) }
+    }
+
     static func copy(_ source: URL, to destination: URL, settingString key: String, to value: String) throws {
         try copy(source, to: destination) { gguf_set_val_str($0, key, value) }
     }

@@ -16,6 +16,16 @@ enum ReferenceModel {
         try cached("qwen2.5-coder-0.5b-instruct.gguf")
     }
 
+    /// all-MiniLM-L6-v2 (F16, converted by the bootstrap): the embedding model of the tests.
+    static func embeddingURL() throws -> URL {
+        try cached("embedding.gguf")
+    }
+
+    /// The default chat model, SmolLM2-135M-Instruct: a small decoder to embed with.
+    static func chatURL() throws -> URL {
+        try cached("default.gguf")
+    }
+
     /// A model file of the bootstrap's cache.
     private static func cached(_ name: String) throws -> URL {
         var environment = ProcessInfo.processInfo.environment
