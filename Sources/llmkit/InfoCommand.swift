@@ -49,6 +49,7 @@ enum InfoCommand {
             ("tensors", "\(file.tensorCount)"),
             ("metadata keys", "\(file.metadata.count)"),
             ("loadable", problem == nil ? "yes" : "no"),
+            ("generates text", file.generationProblem.map { "no: \($0) (it embeds: llmkit embed)" } ?? "yes"),
         ]
         lines += ComputeDevice.all.map { ("device", DeviceLine.describe($0)) }
         if arguments.has("--all") {
@@ -75,6 +76,7 @@ struct InfoReport: Encodable {
     let metadata: [String: GGUFValue]
     let loadable: Bool
     let loadabilityProblem: String?
+    let generationProblem: String?
     let devices = ComputeDevice.all
 
     init(file: GGUFFile, problem: LocalModel.Error?) {
@@ -91,11 +93,13 @@ struct InfoReport: Encodable {
         metadata = file.metadata
         loadable = problem == nil
         loadabilityProblem = problem?.localizedDescription
+        generationProblem = file.generationProblem
     }
 
     enum CodingKeys: String, CodingKey {
         case path, architecture, name, quantization, metadata, devices, loadable
         case loadabilityProblem = "loadability_problem"
+        case generationProblem = "generation_problem"
         case fileSize = "file_size"
         case ggufVersion = "gguf_version"
         case parameterCount = "parameter_count"

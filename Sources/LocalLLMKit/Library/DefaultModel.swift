@@ -21,6 +21,25 @@ extension LocalModel {
         return [cache.appending(path: "models/default.gguf")]
     }
 
+    /// The default embedding model: the file that `$LLMKIT_EMBEDDING_MODEL` names, else
+    /// `embedding.gguf` (all-MiniLM-L6-v2) beside the default model in the bootstrap's cache.
+    /// - Throws: ``ModelLibrary/Error/noDefaultModel(searched:)`` when no such file exists.
+    public static func defaultEmbeddingModelURL(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> URL {
+        if let explicit = environment["LLMKIT_EMBEDDING_MODEL"], !explicit.isEmpty {
+            return URL(filePath: explicit)       // named explicitly: let loading report a missing file
+        }
+        var cacheOnly = environment
+        cacheOnly["LLMKIT_MODEL"] = nil
+        let candidate = defaultModelCandidates(environment: cacheOnly)[0]
+            .deletingLastPathComponent().appending(path: "embedding.gguf")
+        guard FileManager.default.fileExists(atPath: candidate.path) else {
+            throw ModelLibrary.Error.noDefaultModel(searched: [candidate.path])
+        }
+        return candidate.resolvingSymlinksInPath()
+    }
+
     /// The default model that `scripts/bootstrap` installed (SmolLM2-135M-Instruct), or the
     /// file that `$LLMKIT_MODEL` names.
     /// - Throws: ``ModelLibrary/Error/noDefaultModel(searched:)`` when no such file exists.
