@@ -61,9 +61,10 @@ enum EmbedCommand {
         let start = clock.now
         var tokens = 0
         var decodes = 0
+        var decoding = Duration.zero
         if arguments.has("--json") {
             let result = try await model.embeddings(for: texts, options: options)
-            (tokens, decodes) = (result.totalTokenCount, result.decodeCount)
+            (tokens, decodes, decoding) = (result.totalTokenCount, result.decodeCount, result.decodingDuration)
             if let bad = result.vectors.firstIndex(where: { !$0.allSatisfy { $0.isFinite } }) { throw NonFiniteVector(index: bad) }
             try Console.printJSONLine(Document(model: url.lastPathComponent, dimensions: result.dimensions,
                                                pooling: result.pooling.rawValue, normalized: result.isNormalized,
@@ -80,6 +81,7 @@ enum EmbedCommand {
                     throw error.offsettingIndex(by: offset)
                 }
                 (tokens, decodes) = (tokens + result.totalTokenCount, decodes + result.decodeCount)
+                decoding += result.decodingDuration
                 var lines = ""
                 for (index, vector) in result.vectors.enumerated() {
                     guard vector.allSatisfy({ $0.isFinite }) else { throw NonFiniteVector(index: index + offset) }
@@ -92,12 +94,16 @@ enum EmbedCommand {
             }
         }
         if arguments.has("--stats") {
-            let elapsed = (clock.now - start).components
-            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-            Console.err(String(format: "embedded %d texts (%d tokens) in %d decodes, %.3f s: %.1f texts/s\n",
-                               texts.count, tokens, decodes, seconds, Double(texts.count) / max(seconds, 1e-9)))
+            let seconds = Self.seconds(clock.now - start)
+            Console.err(String(format: "embedded %d texts (%d tokens) in %d decodes, %.3f s (decoding %.3f s): %.1f texts/s\n",
+                               texts.count, tokens, decodes, seconds, Self.seconds(decoding),
+                               Double(texts.count) / max(seconds, 1e-9)))
         }
         return .success
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// `--pooling`, checked.

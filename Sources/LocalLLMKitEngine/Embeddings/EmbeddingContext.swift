@@ -28,6 +28,8 @@ package final class EmbeddingContext: @unchecked Sendable {
     /// Whether the model has a KV cache to clear between decodes (decoders do, BERT does not).
     private let hasMemory: Bool
     private var batch: llama_batch
+    /// Released after the context (stored properties go after `deinit`'s body).
+    private let threadPool: CPUThreadPool?
 
     /// Creates the context.
     /// - Parameters:
@@ -61,6 +63,8 @@ package final class EmbeddingContext: @unchecked Sendable {
         self.dimensions = Int(llama_model_n_embd_out(model.pointer))
         self.hasMemory = llama_get_memory(context) != nil
         self.batch = llama_batch_init(Int32(self.batchCapacity), 0, 1)
+        self.threadPool = CPUThreadPool(threads: threads)
+        if let threadPool { llama_attach_threadpool(context, threadPool.pointer, threadPool.pointer) }
     }
 
     deinit {

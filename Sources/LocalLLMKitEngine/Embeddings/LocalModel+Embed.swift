@@ -16,8 +16,8 @@ extension LocalModel {
     /// ```
     ///
     /// The texts are tokenized with the model's special tokens (BERT's `[CLS]` … `[SEP]`) and
-    /// packed many to a `llama_decode`, each its own sequence, in a context of their own, as
-    /// llama.cpp's `llama-embedding` does. An embedding model (BERT) and a decoder (Qwen,
+    /// packed many to a `llama_decode` (512 tokens, or the longest text's length), each its own
+    /// sequence, in a context of their own, as llama.cpp's `llama-embedding` does. An embedding model (BERT) and a decoder (Qwen,
     /// Gemma, Llama) both work; a decoder pools its last token by default. Cancelling the
     /// calling task stops before the next decode.
     /// - Parameters:
@@ -39,16 +39,20 @@ extension LocalModel {
         var vectors: [[Float]] = []
         vectors.reserveCapacity(inputs.count)
         let groups = context.groups(of: inputs)
+        var decoding = Duration.zero
         for group in groups {
             try Task.checkCancellation()
+            let decodeStart = clock.now
             let pooled = try context.decode(inputs[group])
+            decoding += clock.now - decodeStart
             vectors += options.normalizes ? pooled.map(Self.normalized) : pooled
             // Let the model's generation steps (and other callers) run between decodes.
             await Task.yield()
         }
         return Embeddings(vectors: vectors, dimensions: context.dimensions, pooling: Pooling(pooling),
                           isNormalized: options.normalizes, tokenCounts: inputs.map(\.count),
-                          truncatedIndices: truncated, decodeCount: groups.count, duration: clock.now - start)
+                          truncatedIndices: truncated, decodeCount: groups.count, duration: clock.now - start,
+                          decodingDuration: decoding)
     }
 
     /// The vector of one text (see ``embeddings(for:options:)``).
@@ -96,6 +100,11 @@ extension LocalModel {
         return vector.map { $0 * scale }
     }
 
+    /// Tokens per embedding decode, unless one text needs more. A non-causal model attends
+    /// over the whole micro-batch, so smaller decodes do less work: on this machine's CPU,
+    /// llama-embedding takes 5.8 s for 1,000 sentences at 512 and 8.8 s at its default 2048.
+    package static let embeddingBatchTokens = 512
+
     /// The model's embedding context for `pooling`, created on first use.
     private func embeddingContext(_ pooling: EmbeddingContext.Pooling) throws -> EmbeddingContext {
         if let context = embeddingContexts[pooling] { return context }
@@ -104,7 +113,7 @@ extension LocalModel {
             throw LocalModel.Error.invalidOption(name: "threads", reason: "\(threads) is not between 1 and 1024")
         }
         let context = try EmbeddingContext(model: handle, pooling: pooling, causal: isCausal,
-                                           batchCapacity: max(2048, embeddingInputLimit), threads: threads)
+                                           batchCapacity: max(Self.embeddingBatchTokens, embeddingInputLimit), threads: threads)
         embeddingContexts[pooling] = context
         return context
     }

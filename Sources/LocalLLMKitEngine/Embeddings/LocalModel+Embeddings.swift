@@ -17,10 +17,12 @@ extension LocalModel {
         public var decodeCount: Int
         /// How long embedding took, tokenization included.
         public var duration: Duration
+        /// The part of ``duration`` spent in `llama_decode` and reading the vectors.
+        public var decodingDuration: Duration
 
         /// Creates a result (for tests and remote backends; the model makes its own).
         public init(vectors: [[Float]], dimensions: Int, pooling: Pooling, isNormalized: Bool, tokenCounts: [Int],
-                    truncatedIndices: [Int], decodeCount: Int, duration: Duration) {
+                    truncatedIndices: [Int], decodeCount: Int, duration: Duration, decodingDuration: Duration = .zero) {
             self.vectors = vectors
             self.dimensions = dimensions
             self.pooling = pooling
@@ -29,6 +31,7 @@ extension LocalModel {
             self.truncatedIndices = truncatedIndices
             self.decodeCount = decodeCount
             self.duration = duration
+            self.decodingDuration = decodingDuration
         }
 
         /// The tokens of all texts together (what OpenAI's `usage.prompt_tokens` counts).

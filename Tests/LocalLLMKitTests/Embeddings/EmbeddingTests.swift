@@ -25,7 +25,8 @@ struct EmbeddingTests {
             #expect(vector.count == 384)
             #expect(abs(Self.dot(vector, vector) - 1) < 1e-4)
         }
-        // Packed: 40 short texts fit one decode (2048 tokens, 256 sequences).
+        // Packed: 40 short texts fit one decode (512 tokens, 256 sequences).
+        #expect(result.totalTokenCount <= 512)
         #expect(result.decodeCount == 1)
         #expect(result.tokenCounts.allSatisfy { $0 > 2 })
         #expect(result.truncatedIndices.isEmpty)

@@ -1,0 +1,32 @@
+import CLlama
+
+/// A ggml CPU thread pool for one context, as llama.cpp's own tools attach one
+/// (`common_threadpools`): the context's work then runs on these threads, with ggml's
+/// default polling, instead of a pool made for every graph.
+///
+/// Reached through the CPU backend's registry (`ggml_threadpool_new` lives in libggml-cpu,
+/// which is loaded as a backend). Free it only after the context it is attached to.
+package final class CPUThreadPool: @unchecked Sendable {
+    private typealias Create = @convention(c) (UnsafeMutablePointer<ggml_threadpool_params>?) -> OpaquePointer?
+    private typealias Release = @convention(c) (OpaquePointer?) -> Void
+
+    /// The `ggml_threadpool_t`.
+    package let pointer: OpaquePointer
+    private let release: Release
+
+    /// A pool of `threads` threads, or nil when the CPU backend offers none.
+    package init?(threads: Int) {
+        guard let device = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU),
+              let registry = ggml_backend_dev_backend_reg(device),
+              let create = ggml_backend_reg_get_proc_address(registry, "ggml_threadpool_new"),
+              let release = ggml_backend_reg_get_proc_address(registry, "ggml_threadpool_free") else { return nil }
+        var parameters = ggml_threadpool_params_default(Int32(threads))
+        guard let pool = unsafeBitCast(create, to: Create.self)(&parameters) else { return nil }
+        self.pointer = pool
+        self.release = unsafeBitCast(release, to: Release.self)
+    }
+
+    deinit {
+        release(pointer)
+    }
+}
