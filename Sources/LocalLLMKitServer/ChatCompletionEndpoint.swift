@@ -12,6 +12,7 @@ extension ModelServer {
         do {
             let body = try RequestBody(exchange.body)
             served = try servedModel(named: body.requiredString("model"))
+            try served.checkGenerates()
             request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
                                                 templateThinks: served.template.supportsThinking)
             conversation = try Conversation(model: served.model, tools: request.tools, template: served.template,

@@ -45,6 +45,8 @@ extension ModelServer {
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.chatCompletion(exchange) }
         case "/v1/completions":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.textCompletion(exchange) }
+        case "/v1/embeddings":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.embeddings(exchange) }
         case _ where path.hasPrefix("/v1/models/"):
             return Route(methods: ["GET"], needsKey: true) { server, exchange in server.showModel(exchange, path: path) }
         default: return nil

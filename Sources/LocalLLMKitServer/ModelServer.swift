@@ -3,8 +3,10 @@ import LocalLLMKit
 import Synchronization
 
 /// An OpenAI-compatible HTTP server over local models: `POST /v1/chat/completions` (streaming,
-/// tools, structured output), `POST /v1/completions`, `GET /v1/models`, `GET /health` and
-/// `GET /metrics`. Any OpenAI client library can use it; it is what `llmkit serve` runs.
+/// tools, structured output), `POST /v1/completions`, `POST /v1/embeddings`, `GET /v1/models`,
+/// `GET /health` and `GET /metrics`. Any OpenAI client library can use it; it is what
+/// `llmkit serve` runs. An embedding model (BERT) answers `/v1/embeddings` only; its
+/// completions get a 400 that says so.
 ///
 /// ```swift
 /// let model = try await LocalModel.load(from: url, configuration: .init(parallelSequences: 4))
@@ -126,7 +128,7 @@ public final class ModelServer: Sendable {
 
     /// The metrics label of a path (bounded: unknown paths share one label).
     static func endpointLabel(_ path: String) -> String {
-        let known = ["/v1/chat/completions", "/v1/completions", "/v1/models", "/health", "/metrics"]
+        let known = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models", "/health", "/metrics"]
         let normalized = path.hasPrefix("/v1/") || ["/health", "/metrics"].contains(path) ? path : "/v1" + path
         if normalized.hasPrefix("/v1/models/") { return "/v1/models" }
         return known.contains(normalized) ? normalized : "other"

@@ -19,6 +19,12 @@ struct ServedModel: Sendable {
         created = Int(Date().timeIntervalSince1970)
     }
 
+    /// Refuses a completion for a model that cannot generate text (an embedding model such as
+    /// BERT), before any of the request is read further.
+    func checkGenerates() throws(APIError) {
+        if let reason = model.file.generationProblem { throw .cannotGenerate(model: id, reason: reason) }
+    }
+
     /// OpenAI's model object.
     var json: OrderedJSON {
         .object([("id", .string(id)), ("object", .string("model")), ("created", .integer(created)),

@@ -11,6 +11,7 @@ extension ModelServer {
         do {
             let body = try RequestBody(exchange.body)
             served = try servedModel(named: body.requiredString("model"))
+            try served.checkGenerates()
             prompt = try Self.prompt(body)
             parameters = try GenerationParameters(body, vocabularySize: served.vocabularySize)
             if body["suffix"] != nil { throw APIError.invalid("'suffix' is not supported by this server.", param: "suffix") }

@@ -1,3 +1,4 @@
+import CLlama
 import Foundation
 
 extension LocalModel {
@@ -5,6 +6,12 @@ extension LocalModel {
     /// and never more than the model was trained on (BERT has no position past it).
     public nonisolated var embeddingInputLimit: Int {
         min(contextLength, file.trainingContextLength ?? contextLength)
+    }
+
+    /// The length of the vectors that ``embeddings(for:options:)`` returns (`llama_model_n_embd_out`):
+    /// 384 for all-MiniLM-L6-v2.
+    public nonisolated var embeddingDimensions: Int {
+        Int(llama_model_n_embd_out(handle.pointer))
     }
 
     /// The vectors of `texts`, one per text, in order.

@@ -91,6 +91,10 @@ struct APIError: Error, Sendable, Equatable {
             self = .invalid(description, param: "tool_choice")
         case is ChatTemplate.Error:
             self = .invalid(description, param: "messages")
+        case LocalModel.Error.cannotGenerate(_, let reason):
+            self = .cannotGenerate(model: nil, reason: reason)
+        case let failure as LocalModel.EmbeddingError:
+            self = .embedding(failure, model: nil)
         default:
             self = .server(description)
         }
