@@ -58,7 +58,8 @@ package final class EmbeddingContext: @unchecked Sendable {
         self.pointer = context
         self.model = model
         self.pooling = pooling
-        self.batchCapacity = Int(llama_n_batch(context))
+        // A non-causal model must see a whole decode in one micro-batch (llama.cpp asserts it).
+        self.batchCapacity = Int(causal ? llama_n_batch(context) : min(llama_n_batch(context), llama_n_ubatch(context)))
         self.sequenceCapacity = Int(llama_n_seq_max(context))
         self.dimensions = Int(llama_model_n_embd_out(model.pointer))
         self.hasMemory = llama_get_memory(context) != nil

@@ -41,8 +41,9 @@ extension LocalModel {
             throw EmbeddingError.unsupportedModel(path: url.path, reason: "it was loaded with vocabularyOnly, without its weights")
         }
         let pooling = try resolvedPooling(options.pooling)
-        let (inputs, truncated) = try embeddingInputs(texts, truncates: options.truncates)
         let context = try embeddingContext(pooling)
+        let (inputs, truncated) = try embeddingInputs(texts, limit: min(embeddingInputLimit, context.batchCapacity),
+                                                      truncates: options.truncates)
         var vectors: [[Float]] = []
         vectors.reserveCapacity(inputs.count)
         let groups = context.groups(of: inputs)
@@ -68,10 +69,9 @@ extension LocalModel {
         try await embeddings(for: [text], options: options).vectors[0]
     }
 
-    /// The texts' tokens, checked against the input limit (or cut to it), and the positions
-    /// of those that were cut.
-    private func embeddingInputs(_ texts: [String], truncates: Bool) throws -> ([[Token]], [Int]) {
-        let limit = embeddingInputLimit
+    /// The texts' tokens, checked against `limit` (or cut to it), and the positions of those
+    /// that were cut.
+    private func embeddingInputs(_ texts: [String], limit: Int, truncates: Bool) throws -> ([[Token]], [Int]) {
         var inputs: [[Token]] = []
         var truncated: [Int] = []
         inputs.reserveCapacity(texts.count)

@@ -100,6 +100,15 @@ struct EmbeddingTests {
         #expect(abs(Self.dot(empty.vectors[0], empty.vectors[0]) - 1) < 1e-4)
     }
 
+    @Test("A text with no tokens (empty, with a model that adds no special tokens) is a typed error naming it")
+    func textWithoutTokens() async throws {
+        // Qwen2.5 adds no beginning-of-sequence token: an empty text tokenizes to nothing.
+        let model = try await LocalModel.load(from: ReferenceModel.toolCallingURL(), configuration: .init(contextLength: 512))
+        await #expect(throws: LocalModel.EmbeddingError.noTokens(index: 1)) {
+            try await model.embeddings(for: ["fine", ""])
+        }
+    }
+
     @Test("A model whose pooling metadata llama.cpp would abort on gives a typed error; explicit pooling still works")
     func corruptPoolingMetadata() async throws {
         let folder = try TemporaryDirectory()
