@@ -5,6 +5,7 @@ import Accelerate
 /// Similarity of embedding vectors: cosine, dot product, and a search for the closest.
 ///
 /// ```swift
+/// let documents = ["How to reset a password", "Opening hours of the shop"]
 /// let vectors = try await model.embeddings(for: documents).vectors
 /// let query = try await model.embedding(for: "How do I reset my password?")
 /// for match in try VectorSimilarity.mostSimilar(to: query, in: vectors, count: 3) {
