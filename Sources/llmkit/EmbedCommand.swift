@@ -30,7 +30,7 @@ enum EmbedCommand {
         maximumPositionals: 1_000_000
     )
 
-    /// Texts embedded per call when streaming JSONL, so that a long stdin prints as it goes.
+    /// Texts embedded per call, so that a long stdin prints as it goes.
     static let chunkSize = 1024
 
     /// The `--json` document.
@@ -57,53 +57,48 @@ enum EmbedCommand {
             url = try LocalModel.defaultEmbeddingModelURL()
         }
         let model = try await LocalModel.load(from: url, configuration: try ModelOptions.configuration(arguments))
+        guard !texts.isEmpty else { throw LocalModel.EmbeddingError.emptyInput }
         let clock = ContinuousClock()
         let start = clock.now
-        var tokens = 0
+        var document = Document(model: url.lastPathComponent, dimensions: model.embeddingDimensions, pooling: "",
+                                normalized: options.normalizes, tokenCounts: [], truncated: [], embeddings: [])
         var decodes = 0
         var decoding = Duration.zero
-        if arguments.has("--json") {
-            let result = try await model.embeddings(for: texts, options: options)
-            (tokens, decodes, decoding) = (result.totalTokenCount, result.decodeCount, result.decodingDuration)
-            if let bad = result.vectors.firstIndex(where: { !$0.allSatisfy { $0.isFinite } }) { throw NonFiniteVector(index: bad) }
-            try Console.printJSONLine(Document(model: url.lastPathComponent, dimensions: result.dimensions,
-                                               pooling: result.pooling.rawValue, normalized: result.isNormalized,
-                                               tokenCounts: result.tokenCounts, truncated: result.truncatedIndices,
-                                               embeddings: result.vectors))
-        } else {
-            guard !texts.isEmpty else { throw LocalModel.EmbeddingError.emptyInput }
-            for offset in stride(from: 0, to: texts.count, by: chunkSize) {
-                let chunk = Array(texts[offset..<min(offset + chunkSize, texts.count)])
-                let result: LocalModel.Embeddings
-                do {
-                    result = try await model.embeddings(for: chunk, options: options)
-                } catch let error as LocalModel.EmbeddingError {
-                    throw error.offsettingIndex(by: offset)
-                }
-                (tokens, decodes) = (tokens + result.totalTokenCount, decodes + result.decodeCount)
-                decoding += result.decodingDuration
-                var lines = ""
-                for (index, vector) in result.vectors.enumerated() {
-                    guard vector.allSatisfy({ $0.isFinite }) else { throw NonFiniteVector(index: index + offset) }
-                    lines += jsonArray(vector) + "\n"
-                }
-                Console.out(lines)
+        // In chunks, so that a long stdin prints as it goes (JSONL) and an error names the text
+        // by its place in the whole input.
+        for offset in stride(from: 0, to: texts.count, by: chunkSize) {
+            let chunk = Array(texts[offset..<min(offset + chunkSize, texts.count)])
+            let result: LocalModel.Embeddings
+            do {
+                result = try await model.embeddings(for: chunk, options: options)
+            } catch let error as LocalModel.EmbeddingError {
+                throw error.offsettingIndex(by: offset)
+            }
+            if let bad = result.vectors.firstIndex(where: { !$0.allSatisfy { $0.isFinite } }) {
+                throw NonFiniteVector(index: bad + offset)
+            }
+            decodes += result.decodeCount
+            decoding += result.decodingDuration
+            document.pooling = result.pooling.rawValue
+            document.tokenCounts += result.tokenCounts
+            document.truncated += result.truncatedIndices.map { $0 + offset }
+            if arguments.has("--json") {
+                document.embeddings += result.vectors
+            } else {
+                Console.out(result.vectors.map { jsonArray($0) + "\n" }.joined())
                 if !result.truncatedIndices.isEmpty {
                     Console.message("llmkit embed: truncated text \(result.truncatedIndices.map { String($0 + offset) }.joined(separator: ", "))")
                 }
             }
         }
+        if arguments.has("--json") { try Console.printJSONLine(document) }
         if arguments.has("--stats") {
-            let seconds = Self.seconds(clock.now - start)
+            let elapsed = clock.now - start
             Console.err(String(format: "embedded %d texts (%d tokens) in %d decodes, %.3f s (decoding %.3f s): %.1f texts/s\n",
-                               texts.count, tokens, decodes, seconds, Self.seconds(decoding),
-                               Double(texts.count) / max(seconds, 1e-9)))
+                               texts.count, document.tokenCounts.reduce(0, +), decodes, elapsed.seconds, decoding.seconds,
+                               elapsed.rate(of: texts.count)))
         }
         return .success
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// `--pooling`, checked.

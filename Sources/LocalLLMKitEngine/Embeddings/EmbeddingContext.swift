@@ -16,6 +16,7 @@ package final class EmbeddingContext: @unchecked Sendable {
     }
 
     private let pointer: OpaquePointer
+    /// Kept so that the model outlives its context.
     private let model: ModelHandle
     /// The pooling that every output of this context uses.
     package let pooling: Pooling
@@ -49,12 +50,8 @@ package final class EmbeddingContext: @unchecked Sendable {
         parameters.kv_unified = true
         parameters.n_threads = Int32(threads)
         parameters.n_threads_batch = Int32(threads)
-        let (context, errors) = LlamaLog.collectingErrors { llama_init_from_model(model.pointer, parameters) }
-        guard let context else {
-            throw LocalModel.Error.contextCreationFailed(
-                reason: errors.summary ?? "llama.cpp returned no embedding context for \(batchCapacity) tokens")
-        }
-        LlamaRuntime.countContexts(1)
+        let context = try LlamaRuntime.makeContext(model: model, parameters: parameters,
+                                                   failure: "llama.cpp returned no embedding context for \(batchCapacity) tokens")
         self.pointer = context
         self.model = model
         self.pooling = pooling
@@ -70,8 +67,7 @@ package final class EmbeddingContext: @unchecked Sendable {
 
     deinit {
         llama_batch_free(batch)
-        llama_free(pointer)
-        LlamaRuntime.countContexts(-1)
+        LlamaRuntime.freeContext(pointer)
     }
 
     /// How `inputs` split into decodes: in order, as many to a decode as fit

@@ -22,14 +22,9 @@ package final class InferenceContext: @unchecked Sendable {
     /// Creates a context for `model`.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
     package init(model: ModelHandle, parameters: llama_context_params) throws {
-        let (context, errors) = LlamaLog.collectingErrors {
-            llama_init_from_model(model.pointer, parameters)
-        }
-        guard let context else {
-            throw LocalModel.Error.contextCreationFailed(
-                reason: errors.summary ?? "llama.cpp returned no context (too little memory for \(parameters.n_ctx) tokens?)")
-        }
-        LlamaRuntime.countContexts(1)
+        let context = try LlamaRuntime.makeContext(
+            model: model, parameters: parameters,
+            failure: "llama.cpp returned no context (too little memory for \(parameters.n_ctx) tokens?)")
         self.pointer = context
         self.model = model
         // llama.cpp may round the cache up (to a multiple of 256); the length asked for stays the limit.
@@ -48,8 +43,7 @@ package final class InferenceContext: @unchecked Sendable {
 
     deinit {
         llama_batch_free(batch)
-        llama_free(pointer)
-        LlamaRuntime.countContexts(-1)
+        LlamaRuntime.freeContext(pointer)
     }
 
     private var memory: llama_memory_t { llama_get_memory(pointer) }

@@ -19,9 +19,21 @@ package enum LlamaRuntime {
     /// How many inference contexts exist in this process now.
     package static var liveContextCount: Int { liveContexts.withLock { $0 } }
 
-    /// Counts a context created (`+1`) or freed (`-1`).
-    package static func countContexts(_ change: Int) {
-        liveContexts.withLock { $0 += change }
+    /// A new `llama_context` for `model`, counted in ``liveContextCount``; free it with
+    /// ``freeContext(_:)``.
+    /// - Parameter failure: what to say when llama.cpp returns none and logs no error.
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)`` with llama.cpp's own error.
+    package static func makeContext(model: ModelHandle, parameters: llama_context_params, failure: String) throws -> OpaquePointer {
+        let (context, errors) = LlamaLog.collectingErrors { llama_init_from_model(model.pointer, parameters) }
+        guard let context else { throw LocalModel.Error.contextCreationFailed(reason: errors.summary ?? failure) }
+        liveContexts.withLock { $0 += 1 }
+        return context
+    }
+
+    /// Frees a context from ``makeContext(model:parameters:failure:)``.
+    package static func freeContext(_ context: OpaquePointer) {
+        llama_free(context)
+        liveContexts.withLock { $0 -= 1 }
     }
 
     /// Initializes llama.cpp once; cheap on later calls.

@@ -1,8 +1,9 @@
 import CLlama
 
 /// A ggml CPU thread pool for one context, as llama.cpp's own tools attach one
-/// (`common_threadpools`): the context's work then runs on these threads, with ggml's
-/// default polling, instead of a pool made for every graph.
+/// (`common_threadpools`), instead of the disposable pool ggml makes for every graph it
+/// computes without one (measured for embeddings in docs/PERFORMANCE.md; a generation context
+/// measured slower with one, so it has none).
 ///
 /// Reached through the CPU backend's registry (`ggml_threadpool_new` lives in libggml-cpu,
 /// which is loaded as a backend). Free it only after the context it is attached to.
