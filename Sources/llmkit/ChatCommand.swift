@@ -20,6 +20,7 @@ enum ChatCommand {
         the lines up to the next \"\"\" line are sent as one message.
 
         \(ModelOptions.help)
+        \(SpeculationFlags.help)
         \(GenerationFlags.chatHelp)
         \(GenerationFlags.samplingHelp)
               --json               one line of JSON per turn on stdout instead of the answer:
@@ -33,8 +34,8 @@ enum ChatCommand {
 
         \(commandHelp)
         """,
-        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--stats", "--json"]),
+        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--stats", "--json"]),
         repeatableOptions: ["--stop"],
         aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 }
     )

@@ -55,10 +55,12 @@ enum ModelOptions {
         return configuration
     }
 
-    /// Applies `--verbose` and loads the model.
+    /// Applies `--verbose` and loads the model, with the speculation of ``SpeculationFlags`` when
+    /// the command has them.
     static func load(_ arguments: ParsedArguments, configuration: LocalModel.Configuration? = nil) async throws -> LocalModel {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
-        let configuration = try configuration ?? self.configuration(arguments)
+        var configuration = try configuration ?? self.configuration(arguments)
+        if !configuration.speculation.isEnabled { configuration.speculation = try await SpeculationFlags.speculation(arguments) }
         return try await LocalModel.load(from: try await modelURL(arguments), configuration: configuration)
     }
 }

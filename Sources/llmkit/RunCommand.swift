@@ -10,6 +10,7 @@ enum RunCommand {
         Generate an answer to PROMPT and stream it to stdout.
 
         \(ModelOptions.help)
+        \(SpeculationFlags.help)
           -p, --prompt TEXT        the prompt, instead of the PROMPT argument
           -f, --prompt-file FILE   read the prompt from FILE ('-' reads stdin); also --file
               --raw                feed PROMPT as plain text (no chat template); print only the generated text
@@ -31,8 +32,8 @@ enum RunCommand {
         Without --raw the prompt goes through the chat template: --chat-template, else the
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
-        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(["--prompt", "--prompt-file"]),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats"]),
+        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions).union(["--prompt", "--prompt-file"]),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats"]),
         repeatableOptions: ["--stop"],
         maximumPositionals: 1
     )
@@ -133,6 +134,9 @@ struct RunReport: Encodable {
     let cachedPromptTokens: Int
     let generatedTokens: Int
     let thinkingTokens: Int
+    /// Tokens drafted by speculation, and those of them the model agreed with.
+    let draftedTokens: Int
+    let acceptedDraftTokens: Int
     let promptTokensPerSecond: Double
     let generationTokensPerSecond: Double
     let timeToFirstTokenMs: Double
@@ -151,6 +155,8 @@ struct RunReport: Encodable {
         cachedPromptTokens = statistics.cachedPromptTokens
         generatedTokens = statistics.generatedTokens
         thinkingTokens = statistics.thinkingTokens
+        draftedTokens = statistics.draftedTokens
+        acceptedDraftTokens = statistics.acceptedDraftTokens
         promptTokensPerSecond = statistics.promptTokensPerSecond
         generationTokensPerSecond = statistics.generationTokensPerSecond
         timeToFirstTokenMs = statistics.timeToFirstToken.milliseconds
@@ -162,7 +168,7 @@ struct RunReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case type, text, thinking, stopReason, stopSequence, promptTokens, cachedPromptTokens, generatedTokens
-        case thinkingTokens, promptTokensPerSecond, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs
+        case thinkingTokens, draftedTokens, acceptedDraftTokens, promptTokensPerSecond, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs
         case seed, model, toolCalls
     }
 
@@ -178,6 +184,8 @@ struct RunReport: Encodable {
         try container.encode(cachedPromptTokens, forKey: .cachedPromptTokens)
         try container.encode(generatedTokens, forKey: .generatedTokens)
         try container.encode(thinkingTokens, forKey: .thinkingTokens)
+        try container.encode(draftedTokens, forKey: .draftedTokens)
+        try container.encode(acceptedDraftTokens, forKey: .acceptedDraftTokens)
         try container.encode(promptTokensPerSecond, forKey: .promptTokensPerSecond)
         try container.encode(generationTokensPerSecond, forKey: .generationTokensPerSecond)
         try container.encode(timeToFirstTokenMs, forKey: .timeToFirstTokenMs)
@@ -189,8 +197,11 @@ struct RunReport: Encodable {
 
     /// The line `--stats` prints to stderr.
     var statisticsLine: String {
-        String(format: "\n[%@] prompt: %d tokens (%d cached), %.1f t/s | generation: %d tokens, %.1f t/s | first token: %.0f ms | load: %.0f ms | stop: %@\n",
-               URL(filePath: model).lastPathComponent, promptTokens, cachedPromptTokens, promptTokensPerSecond,
-               generatedTokens, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs, stopReason)
+        let drafts = draftedTokens == 0 ? "" : String(format: " | drafts: %d of %d tokens accepted (%.0f%%)",
+                                                      acceptedDraftTokens, draftedTokens,
+                                                      100 * Double(acceptedDraftTokens) / Double(draftedTokens))
+        return String(format: "\n[%@] prompt: %d tokens (%d cached), %.1f t/s | generation: %d tokens, %.1f t/s%@ | first token: %.0f ms | load: %.0f ms | stop: %@\n",
+                      URL(filePath: model).lastPathComponent, promptTokens, cachedPromptTokens, promptTokensPerSecond,
+                      generatedTokens, generationTokensPerSecond, drafts, timeToFirstTokenMs, loadTimeMs, stopReason)
     }
 }

@@ -12,6 +12,16 @@ public struct GenerationStatistics: Sendable, Equatable {
     /// Generated tokens that belong to the thinking phase (conversations only): the thinking
     /// text, without its tags, tokenized again.
     public var thinkingTokens: Int = 0
+    /// Tokens drafted by speculation (``LocalModel/Configuration/Speculation``) and checked
+    /// by the model; 0 without speculation.
+    public var draftedTokens: Int = 0
+    /// Drafted tokens that the model's own draws agreed with, so that they cost no step of
+    /// their own.
+    public var acceptedDraftTokens: Int = 0
+    /// ``acceptedDraftTokens`` over ``draftedTokens`` (0 without drafts).
+    public var draftAcceptanceRate: Double {
+        draftedTokens > 0 ? Double(acceptedDraftTokens) / Double(draftedTokens) : 0
+    }
     /// Time spent evaluating the prompt (the part not taken from the cache).
     public var promptDuration: Duration = .zero
     /// Time from the first sampled token to the last.
@@ -43,6 +53,8 @@ public struct GenerationStatistics: Sendable, Equatable {
         cachedPromptTokens = round.cachedPromptTokens
         generatedTokens += round.generatedTokens
         thinkingTokens += round.thinkingTokens
+        draftedTokens += round.draftedTokens
+        acceptedDraftTokens += round.acceptedDraftTokens
         promptDuration += round.promptDuration
         generationDuration += round.generationDuration
         promptTokensPerSecond = promptDuration.seconds > 0 ? promptEvents / promptDuration.seconds : 0

@@ -16,6 +16,8 @@ package final class InferenceContext: @unchecked Sendable {
     private var batch: llama_batch
     /// Whether the sliding-window cache keeps every position (then any prefix can be reused).
     package let fullSlidingWindowCache: Bool
+    /// The parameters it was created with (a draft model's context copies them).
+    package let parameters: llama_context_params
     /// Read by llama.cpp's abort callback while `llama_decode` runs.
     private let abortCondition = AbortCondition()
 
@@ -34,6 +36,7 @@ package final class InferenceContext: @unchecked Sendable {
         self.sequenceCount = Int(llama_n_seq_max(context))
         self.batch = llama_batch_init(Int32(batchSize), 0, 1)
         self.fullSlidingWindowCache = parameters.swa_full
+        self.parameters = parameters
         let condition = Unmanaged.passUnretained(abortCondition).toOpaque()
         llama_set_abort_callback(context, { data in
             guard let data else { return false }

@@ -40,6 +40,15 @@ extension LocalModel {
         /// that any cached prefix can be reused by a later request. Costs a full-size cache on
         /// such models; other models ignore it.
         public var usesFullSlidingWindowCache: Bool
+        /// How generation drafts tokens ahead (see ``Speculation``); ``Speculation/none`` by default.
+        public var speculation: Speculation
+        /// Whether the CPU repacks quantized weights into its faster layouts (llama.cpp's
+        /// `--repack`); nil: yes, unless speculation is on. Repacked weights multiply one row and
+        /// several rows in different orders, so a batch's logits differ from one token's in their
+        /// last bits: a model that speculates keeps the file's layout, and the same model
+        /// loaded with `false` and no speculation generates the same greedy tokens (see
+        /// ``Speculation``). On this project's test CPU repacking changed no measurable speed.
+        public var repacksWeights: Bool?
         /// Whether the text work of a step's tokens runs once the next step is queued (see
         /// ``BatchScheduler``); nil: where layers are offloaded to a GPU, on which `llama_decode`
         /// returns before the work is done. Tests set it to run that order on the CPU too.
@@ -56,7 +65,9 @@ extension LocalModel {
             vocabularyOnly: Bool = false,
             parallelSequences: Int = 1,
             maximumQueuedRequests: Int = 64,
-            usesFullSlidingWindowCache: Bool = true
+            usesFullSlidingWindowCache: Bool = true,
+            speculation: Speculation = .none,
+            repacksWeights: Bool? = nil
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -68,6 +79,13 @@ extension LocalModel {
             self.parallelSequences = parallelSequences
             self.maximumQueuedRequests = maximumQueuedRequests
             self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
+            self.speculation = speculation
+            self.repacksWeights = repacksWeights
+        }
+
+        /// Whether the CPU repacks weights (see ``repacksWeights``).
+        package var repacksWeightsInEffect: Bool {
+            repacksWeights ?? !speculation.isEnabled
         }
 
         /// The most sequences one context can hold (llama.cpp's `LLAMA_MAX_SEQ`).
@@ -76,9 +94,12 @@ extension LocalModel {
         /// The default context length cap when ``contextLength`` is nil.
         public static let defaultContextLength = 4096
 
-        /// Whether the text work of a step's tokens waits until the next step is queued.
+        /// Whether the text work of a step's tokens waits until the next step is queued. Never
+        /// with speculation: a draft's tokens are checked one after another, each against the
+        /// text before it, so that a stop sequence inside a draft stops where it would without.
         package var defersTextWorkInEffect: Bool {
-            defersTextWork ?? (!vocabularyOnly && LlamaRuntime.supportsGPUOffload && gpuLayers != 0)
+            guard !speculation.isEnabled else { return false }
+            return defersTextWork ?? (!vocabularyOnly && LlamaRuntime.supportsGPUOffload && gpuLayers != 0)
         }
 
         /// The thread count in effect.
@@ -112,6 +133,7 @@ extension LocalModel {
             if !(0...(1 << 20)).contains(maximumQueuedRequests) {
                 throw fail("maximumQueuedRequests", "\(maximumQueuedRequests) is not between 0 and \(1 << 20)")
             }
+            try speculation.validate()
         }
     }
 }

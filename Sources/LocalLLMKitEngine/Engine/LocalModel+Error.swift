@@ -49,6 +49,12 @@ extension LocalModel {
         /// Every sequence was generating and `queuedRequests` requests were already waiting
         /// (``LocalModel/Configuration/maximumQueuedRequests``): try again later.
         case busy(queuedRequests: Int)
+        /// The draft model at `path` cannot draft for this model: `reason` says how their
+        /// vocabularies differ (speculation needs the same tokens).
+        case incompatibleDraftModel(path: String, reason: String)
+        /// Speculation cannot work with this model: `reason` says why (a recurrent model's
+        /// cache cannot drop a rejected draft).
+        case speculationUnsupported(reason: String)
     }
 }
 
@@ -93,6 +99,10 @@ extension LocalModel.Error: LocalizedError {
             return "sampling failed: \(reason)"
         case .busy(let queued):
             return "the model is busy: every sequence is generating and \(queued) requests are already waiting"
+        case .incompatibleDraftModel(let path, let reason):
+            return "draft model \(path) cannot draft for this model: \(reason)"
+        case .speculationUnsupported(let reason):
+            return "speculative decoding cannot work with this model: \(reason)"
         }
     }
 }

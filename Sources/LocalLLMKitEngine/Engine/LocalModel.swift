@@ -40,6 +40,8 @@ public actor LocalModel {
     public nonisolated let loadDuration: Duration
 
     package nonisolated let handle: ModelHandle
+    /// The draft model of ``Configuration/Speculation/draftModel(at:maximumDraft:)``, loaded beside this one.
+    package nonisolated let draftHandle: ModelHandle?
     package nonisolated let tokenizer: Tokenizer
     private nonisolated let executor: EngineExecutor
     private var batchScheduler: BatchScheduler?
@@ -54,12 +56,13 @@ public actor LocalModel {
         executor.asUnownedSerialExecutor()
     }
 
-    private init(url: URL, file: GGUFFile, configuration: Configuration, handle: ModelHandle,
+    private init(url: URL, file: GGUFFile, configuration: Configuration, handle: ModelHandle, draftHandle: ModelHandle?,
                  executor: EngineExecutor, loadDuration: Duration) {
         self.url = url
         self.file = file
         self.configuration = configuration
         self.handle = handle
+        self.draftHandle = draftHandle
         self.tokenizer = Tokenizer(handle: handle)
         self.contextLength = configuration.contextLength
             ?? min(file.trainingContextLength ?? Configuration.defaultContextLength, Configuration.defaultContextLength)
@@ -88,7 +91,9 @@ public actor LocalModel {
     ///   ``LocalModel/Error/splitPartNotFirst(path:part:count:firstPart:)``, ``LocalModel/Error/missingSplitPart(path:part:count:)``,
     ///   ``LocalModel/Error/mismatchedSplitPart(path:reason:)``,
     ///   ``LocalModel/Error/unloadableModelFile(path:key:value:reason:)``, ``LocalModel/Error/modelLoadFailed(path:reason:)``, ``LocalModel/Error/invalidOption(name:reason:)``
-    ///   or ``LocalModel/Error/contextCreationFailed(reason:)``.
+    ///   or ``LocalModel/Error/contextCreationFailed(reason:)``; with a draft model, the same for its
+    ///   file, ``LocalModel/Error/incompatibleDraftModel(path:reason:)`` or
+    ///   ``LocalModel/Error/speculationUnsupported(reason:)``.
     public static func load(from url: URL, configuration: Configuration = .init()) async throws -> LocalModel {
         try configuration.validate()
         LlamaRuntime.ensureInitialized()
@@ -96,19 +101,37 @@ public actor LocalModel {
         do {
             let clock = ContinuousClock()
             let start = clock.now
-            let (file, handle) = try await executor.run {
+            let (file, handle, draft) = try await executor.run {
                 let file = try GGUFFile(modelAt: url)
                 // Values that pass ggml's reader can still abort llama.cpp: check them first
                 // (for a split model, against the tensors of all its parts).
                 try file.checkLoadability()
-                return (file, try loadWeights(file: file, configuration: configuration))
+                let handle = try loadWeights(file: file, configuration: configuration)
+                return (file, handle, try loadDraft(for: handle, configuration: configuration))
             }
-            return LocalModel(url: url, file: file, configuration: configuration, handle: handle,
+            return LocalModel(url: url, file: file, configuration: configuration, handle: handle, draftHandle: draft,
                               executor: executor, loadDuration: clock.now - start)
         } catch {
             executor.shutDown()
             throw error
         }
+    }
+
+    /// Loads the draft model of `configuration`'s speculation, checked like any model and
+    /// against `target`'s vocabulary; nil without one.
+    private static func loadDraft(for target: ModelHandle, configuration: Configuration) throws -> ModelHandle? {
+        if configuration.speculation.isEnabled, let reason = Speculator.unsupportedReason(for: target) {
+            throw LocalModel.Error.speculationUnsupported(reason: reason)
+        }
+        guard let url = configuration.speculation.draftModelURL else { return nil }
+        let file = try GGUFFile(modelAt: url)
+        try file.checkLoadability()
+        if let reason = file.generationProblem { throw LocalModel.Error.cannotGenerate(path: url.path, reason: reason) }
+        let draft = try loadWeights(file: file, configuration: configuration)
+        if let reason = Speculator.vocabularyMismatch(target: target, draft: draft) {
+            throw LocalModel.Error.incompatibleDraftModel(path: url.path, reason: reason)
+        }
+        return draft
     }
 
     private static func loadWeights(file: GGUFFile, configuration: Configuration) throws -> ModelHandle {
@@ -121,6 +144,7 @@ public actor LocalModel {
         } else {
             parameters.n_gpu_layers = LlamaRuntime.supportsGPUOffload ? -1 : 0
         }
+        parameters.use_extra_bufts = configuration.repacksWeightsInEffect
         let (model, errors) = LlamaLog.collectingErrors { () -> OpaquePointer? in
             guard file.partURLs.count > 1 else { return llama_model_load_from_file(url.path, parameters) }
             // The very parts that were checked, rather than names llama.cpp derives again.
@@ -147,10 +171,33 @@ public actor LocalModel {
                                       fullSlidingWindowCache: configuration.usesFullSlidingWindowCache, sequences: sequences)
         let scheduler = BatchScheduler(context: context, tokenizer: tokenizer, executor: executor,
                                        queueLimit: configuration.maximumQueuedRequests,
-                                       defersText: configuration.defersTextWorkInEffect)
+                                       defersText: configuration.defersTextWorkInEffect,
+                                       speculator: try makeSpeculator(for: context))
         batchScheduler = scheduler
         sharedContextCount += 1
         return scheduler
+    }
+
+    /// The speculator of the configuration's speculation over `context`, with the draft model's
+    /// own context (as many sequences and cells); nil without speculation.
+    private func makeSpeculator(for context: InferenceContext) throws -> Speculator? {
+        let speculation = configuration.speculation
+        guard speculation.isEnabled else { return nil }
+        var draftContext: InferenceContext?
+        if let draftHandle {
+            var parameters = context.parameters
+            // Any prefix the draft context keeps must still be whole: no sliding window drops cells.
+            parameters.swa_full = true
+            draftContext = try InferenceContext(model: draftHandle, parameters: parameters)
+        }
+        return try Speculator(speculation, target: context, draft: draftContext,
+                              draftPath: speculation.draftModelURL?.path)
+    }
+
+    /// The speculation generation uses: the configuration's, with ``Configuration/Speculation/automatic``
+    /// resolved for this model.
+    public nonisolated var speculationInEffect: Configuration.Speculation {
+        configuration.speculation.isEnabled ? configuration.speculation : .none
     }
 
     /// The longest prefix of `tokens` that a new request would take from the cache now.

@@ -91,6 +91,18 @@ package final class ActiveGeneration {
         return chunk
     }
 
+    /// How many more tokens it may generate (its pending token counted already).
+    package var remainingTokens: Int { outcome == nil ? tokenLimit - tokens.count : 0 }
+
+    /// Counts a draft of `drafted` tokens of which `accepted` agreed with its draws (also when
+    /// a token of the draft ended the request).
+    package func recordDraft(drafted: Int, accepted: Int) {
+        statistics.draftedTokens += drafted
+        statistics.acceptedDraftTokens += accepted
+        outcome?.statistics.draftedTokens = statistics.draftedTokens
+        outcome?.statistics.acceptedDraftTokens = statistics.acceptedDraftTokens
+    }
+
     /// Undoes ``takePrompt(upTo:)`` after a decode that failed or was aborted.
     package func returnPrompt(_ count: Int) {
         nextPromptIndex -= count

@@ -27,12 +27,14 @@ package final class BatchScheduler: @unchecked Sendable {
     }
 
     package let context: InferenceContext
-    private let tokenizer: Tokenizer
+    let tokenizer: Tokenizer
     private let executor: EngineExecutor
     private let queueLimit: Int
     /// Whether requests handle their tokens' text once the next step is queued (see above).
     private let defersText: Bool
-    private var slots: [SequenceSlot]
+    /// Drafts tokens for generating sequences, with speculation.
+    let speculator: Speculator?
+    var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
     private var waiting: [Waiting] = []
     /// Slots in the order their requests started: prompt chunks are taken in this order.
@@ -46,12 +48,13 @@ package final class BatchScheduler: @unchecked Sendable {
 
     /// A scheduler over `context`, whose sequences it owns from now on.
     package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int,
-                 defersText: Bool = false) {
+                 defersText: Bool = false, speculator: Speculator? = nil) {
         self.context = context
         self.tokenizer = tokenizer
         self.executor = executor
         self.queueLimit = queueLimit
-        self.defersText = defersText
+        self.defersText = defersText && speculator == nil
+        self.speculator = speculator
         self.slots = (0..<context.sequenceCount).map { SequenceSlot(id: Int32($0)) }
     }
 
@@ -105,12 +108,18 @@ package final class BatchScheduler: @unchecked Sendable {
         var entries: [InferenceContext.Entry] = []
         var flags: [CancellationFlag] = []
         var promptTaken: [(slot: Int, count: Int)] = []
-        var generating: [Int] = []
-        for index in slots.indices {
+        let generating = slots.indices.filter { slots[$0].generation?.pendingToken != nil }
+        let drafts = draft(for: generating)
+        var speculated: [Int: Speculated] = [:]
+        for index in generating {
             guard let generation = slots[index].generation, let token = generation.pendingToken else { continue }
-            entries.append(.init(token: token, position: generation.position, sequence: slots[index].id, wantsLogits: true))
+            let position = generation.position
+            if let draft = drafts[index] { speculated[index] = Speculated(draft: draft, batchIndex: entries.count) }
+            entries.append(.init(token: token, position: position, sequence: slots[index].id, wantsLogits: true))
+            for (offset, token) in (drafts[index] ?? []).enumerated() {
+                entries.append(.init(token: token, position: position + 1 + offset, sequence: slots[index].id, wantsLogits: true))
+            }
             flags.append(generation.request.cancellation)
-            generating.append(index)
         }
         for index in startOrder where entries.count < context.batchSize {
             guard let generation = slots[index].generation, generation.hasPromptLeft else { continue }
@@ -125,7 +134,9 @@ package final class BatchScheduler: @unchecked Sendable {
             promptTaken.append((index, chunk.count))
         }
         laps?.lap(\.building)
-        if !entries.isEmpty { decode(entries, flags: flags, promptTaken: promptTaken, generating: generating, laps: &laps) }
+        if !entries.isEmpty {
+            decode(entries, flags: flags, promptTaken: promptTaken, generating: generating, speculated: speculated, laps: &laps)
+        }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && !entries.isEmpty) }
     }
@@ -143,7 +154,7 @@ package final class BatchScheduler: @unchecked Sendable {
     }
 
     private func decode(_ entries: [InferenceContext.Entry], flags: [CancellationFlag], promptTaken: [(slot: Int, count: Int)],
-                        generating: [Int], laps: inout StepLaps?) {
+                        generating: [Int], speculated: [Int: Speculated], laps: inout StepLaps?) {
         let code = context.decode(entries, cancellations: flags)
         laps?.lap(\.decoding)
         if defersText {
@@ -171,6 +182,7 @@ package final class BatchScheduler: @unchecked Sendable {
         var draws: [SamplingDraw] = []
         for (batchIndex, entry) in entries.enumerated() {
             let index = Int(entry.sequence)
+            guard speculated[index] == nil else { continue }        // verified below
             slots[index].tokens.append(entry.token)
             guard entry.wantsLogits, let generation = slots[index].generation else { continue }
             guard generation.outcome == nil else {
@@ -181,7 +193,6 @@ package final class BatchScheduler: @unchecked Sendable {
                                       logits: generation.samplesFromLogits ? context.logits(at: Int32(batchIndex)) : nil))
         }
         SamplingDraw.run(draws, in: context, vocabularySize: tokenizer.vocabularySize)
-        laps?.lap(\.sampling)
         for draw in draws {
             if let error = draw.error {
                 fail(draw.slot, error)
@@ -189,6 +200,10 @@ package final class BatchScheduler: @unchecked Sendable {
                 release(draw.slot)
             }
         }
+        for (index, speculation) in speculated.sorted(by: { $0.key < $1.key }) {
+            verify(speculation, of: index, decoded: entries)
+        }
+        laps?.lap(\.sampling)
     }
 
     /// Handles the text of the tokens that the requests on `indices` sampled last. Before a
@@ -230,6 +245,7 @@ package final class BatchScheduler: @unchecked Sendable {
             else { return }
             waiting.removeFirst()
             let cached = prepare(placement)
+            speculator?.begin(slots[placement.slot].id, prompt: next.request.plan.promptTokens)
             do {
                 let generation = try ActiveGeneration(request: next.request, submitted: next.submitted,
                                                       sequence: slots[placement.slot].id, cachedTokens: cached,
@@ -261,14 +277,14 @@ package final class BatchScheduler: @unchecked Sendable {
         return count
     }
 
-    private func fail(_ index: Int, _ error: any Error) {
+    func fail(_ index: Int, _ error: any Error) {
         guard slots[index].generation != nil else { return }
         slots[index].generation = nil
         startOrder.removeAll { $0 == index }
         completions.removeValue(forKey: slots[index].id)?(.failure(error))
     }
 
-    private func release(_ index: Int) {
+    func release(_ index: Int) {
         guard let outcome = slots[index].generation?.outcome else { return }
         slots[index].generation = nil
         startOrder.removeAll { $0 == index }

@@ -16,6 +16,12 @@ enum ReferenceModel {
         try cached("qwen2.5-coder-0.5b-instruct.gguf")
     }
 
+    /// The draft model of the speculative-decoding tests: Qwen2.5-Coder-0.5B requantized to Q2_K
+    /// by the bootstrap (the same vocabulary as ``toolCallingURL()``, other weights).
+    static func speculativeDraftURL() throws -> URL {
+        try cached("qwen2.5-coder-0.5b-instruct-q2_k.gguf")
+    }
+
     /// all-MiniLM-L6-v2 (F16, converted by the bootstrap): the embedding model of the tests.
     static func embeddingURL() throws -> URL {
         try cached("embedding.gguf")

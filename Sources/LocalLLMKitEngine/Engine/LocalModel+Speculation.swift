@@ -1,0 +1,110 @@
+import Foundation
+
+extension LocalModel.Configuration {
+    /// How generation drafts tokens ahead, so that one decode step can yield several: the model
+    /// verifies a draft in one batch and keeps the longest part that it would have generated
+    /// itself. Every token is still drawn by the request's own sampler (its grammar included)
+    /// from the model's own probabilities, one position after another, so sampled output keeps
+    /// its distribution and greedy output its tokens, as far as the logits of a batch equal
+    /// those of one token.
+    ///
+    /// On the CPU they are equal bit for bit (measured with the tests' models) for a draft of
+    /// up to 6 tokens while attention covers fewer than 512 cache cells, with the weights in
+    /// the file's layout (``LocalModel/Configuration/repacksWeights``, false by default with
+    /// speculation): greedy output is then byte-identical to the same model's without
+    /// speculation, loaded with `repacksWeights: false`. Past those shapes, ggml's CPU kernels
+    /// sum one query and several in different orders, so a near tie between two tokens can go
+    /// the other way, as in llama.cpp's own speculative decoding; GPU kernels also differ by
+    /// batch size.
+    ///
+    /// ```swift
+    /// let editor = try await LocalModel.load(from: url, configuration: .init(speculation: .promptLookup))
+    /// let coder = try await LocalModel.load(
+    ///     from: url, configuration: .init(speculation: .draftModel(at: draftURL, maximumDraft: 8)))
+    /// ```
+    public struct Speculation: Sendable, Hashable, CustomStringConvertible {
+        /// Where drafts come from.
+        package enum Source: Sendable, Hashable {
+            case none
+            case promptLookup(ngramLength: Int)
+            case draftModel(URL)
+            case automatic
+        }
+
+        package let source: Source
+        /// The most tokens drafted for one step (0 without speculation).
+        public let maximumDraft: Int
+
+        /// No speculation: one token per step.
+        public static let none = Speculation(source: .none, maximumDraft: 0)
+
+        /// Prompt lookup with the defaults of ``promptLookup(ngramLength:maximumDraft:)``.
+        public static let promptLookup = promptLookup()
+
+        /// Prompt lookup (n-gram self-speculation, llama.cpp's `ngram-simple`): when the last
+        /// `ngramLength` tokens (the one just sampled included) appeared before in the prompt
+        /// or the output, the tokens that followed them there are the draft. Needs no second
+        /// model; pays off where the answer repeats its input (editing code, extracting fields,
+        /// quoting).
+        /// - Parameters:
+        ///   - ngramLength: tokens that must match; a draft is at least this long.
+        ///   - maximumDraft: the most tokens drafted for one step.
+        public static func promptLookup(ngramLength: Int = 3, maximumDraft: Int = 16) -> Speculation {
+            Speculation(source: .promptLookup(ngramLength: ngramLength), maximumDraft: maximumDraft)
+        }
+
+        /// A draft model (llama.cpp's `draft-simple`): a smaller model with the same vocabulary
+        /// drafts greedily, in its own context with as many sequences as this model's.
+        /// - Parameters:
+        ///   - url: the draft model's GGUF file, loaded beside this model with the same
+        ///     threads, memory mapping and GPU layers.
+        ///   - maximumDraft: the most tokens drafted for one step (llama.cpp's default, 3: on a CPU,
+        ///     checking a longer draft costs nearly as much as generating it).
+        public static func draftModel(at url: URL, maximumDraft: Int = 3) -> Speculation {
+            Speculation(source: .draftModel(url), maximumDraft: maximumDraft)
+        }
+
+        /// Multi-token prediction when the model carries next-token-prediction layers, else
+        /// none. No model loadable here has such layers yet, so this is ``none`` in effect;
+        /// ``LocalModel/speculationInEffect`` says what a loaded model uses.
+        public static let automatic = Speculation(source: .automatic, maximumDraft: 0)
+
+        /// The draft model's file, for ``draftModel(at:maximumDraft:)``.
+        public var draftModelURL: URL? {
+            if case .draftModel(let url) = source { url } else { nil }
+        }
+
+        /// Whether drafts are made at all.
+        public var isEnabled: Bool {
+            switch source {
+            case .none, .automatic: false
+            case .promptLookup, .draftModel: true
+            }
+        }
+
+        /// "none", "prompt lookup (3-grams, up to 16)", "draft model NAME (up to 8)" or "automatic".
+        public var description: String {
+            switch source {
+            case .none: "none"
+            case .promptLookup(let length): "prompt lookup (\(length)-grams, up to \(maximumDraft) tokens)"
+            case .draftModel(let url): "draft model \(url.lastPathComponent) (up to \(maximumDraft) tokens)"
+            case .automatic: "automatic"
+            }
+        }
+
+        /// Checks the numbers, naming the first that cannot work.
+        /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)``.
+        package func validate() throws {
+            func fail(_ name: String, _ reason: String) -> LocalModel.Error { .invalidOption(name: name, reason: reason) }
+            if isEnabled, !(1...256).contains(maximumDraft) {
+                throw fail("speculation.maximumDraft", "\(maximumDraft) is not between 1 and 256")
+            }
+            if case .promptLookup(let length) = source, !(1...64).contains(length) {
+                throw fail("speculation.ngramLength", "\(length) is not between 1 and 64")
+            }
+            if case .draftModel(let url) = source, !url.isFileURL {
+                throw fail("speculation.draftModel", "\(url) is not a file URL")
+            }
+        }
+    }
+}
