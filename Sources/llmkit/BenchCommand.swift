@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] [--step-times] | bench --parallel B --mixed",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] [--step-times] | bench --parallel B --mixed | bench --speculative [--lookup | --draft-model M] [--draft-max N]",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -49,6 +49,12 @@ enum BenchCommand {
                                   different lengths, arriving over time, each with its own sampler);
                                   each sending its next request when one ends, for --duration seconds
                                   (default: 40); throughput over the steady state (--json for an object)
+              --speculative       instead: greedy generation speed without and with speculation (--lookup,
+                                  the default, or --draft-model M; --draft-max N) on a fixed set of editing,
+                                  extraction, quoting and code-generation tasks, -r ABBA pairs each
+                                  (default: 2), up to --max-tokens (default: 256); whether the texts match;
+                                  --tasks K[,K…] picks kinds (editing, extraction, quoting, generation) or names
+        \(SpeculationFlags.help)
           -v, --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
 
@@ -56,14 +62,19 @@ enum BenchCommand {
         --ctx-size, --n-gpu-layers and --n-predict (= --max-tokens) are accepted as in llama.cpp.
         """,
         valueOptions: ModelOptions.valueOptions.union(["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
-                                                       "--schema", "--chat-template", "--parallel", "--duration"]),
-        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed", "--step-times"]),
+                                                       "--schema", "--chat-template", "--parallel", "--duration", "--tasks"])
+            .union(SpeculationFlags.valueOptions),
+        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative"])
+            .union(SpeculationFlags.flagOptions),
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).
         aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        if arguments.has("--speculative") || arguments.has("--lookup") || arguments.value("--draft-model") != nil {
+            return try await SpeculativeBenchmark.run(arguments)
+        }
         if let sequences = try arguments.integerList("--parallel", in: 1...LocalModel.Configuration.maximumParallelSequences) {
             if arguments.has("--mixed") {
                 guard sequences.count == 1 else { throw UsageError(message: "--mixed takes one value of --parallel") }

@@ -29,7 +29,7 @@ enum ChatCommand {
                                    value is absent, and tool_calls is a list of {"arguments",
                                    "error", "id", "name", "output"} ([] when none)
               --stats              one JSON line per turn on stderr: {"turn", "prompt_tokens",
-                                   "evaluated_tokens", "generated_tokens", "time_to_first_token_ms", …}
+                                   "evaluated_tokens", "generated_tokens", "drafted_tokens", "time_to_first_token_ms", …}
           -h, --help               show this help
 
         \(commandHelp)
@@ -124,6 +124,8 @@ enum ChatCommand {
             "evaluated_tokens": s.evaluatedPromptTokens,
             "generated_tokens": s.generatedTokens,
             "thinking_tokens": s.thinkingTokens,
+            "drafted_tokens": s.draftedTokens,
+            "accepted_draft_tokens": s.acceptedDraftTokens,
             "time_to_first_token_ms": s.timeToFirstToken.milliseconds,
             "prompt_eval_ms": s.promptDuration.milliseconds,
             "stop_reason": response.stopReason.rawValue,

@@ -24,6 +24,8 @@ enum ServeCommand {
           -c, --context N      context length per request, in tokens (default: training length, at most 4096)
           -t, --threads N      CPU threads
           -ngl, --gpu-layers N layers to offload to the GPU
+        \(SpeculationFlags.help)
+                               (for every model that generates; an embedding model is served as it is)
           --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
                                (also $LLMKIT_API_KEY); the key file is safer: a command line is visible to ps
           --api-key-file F     read the key from the first line of F
@@ -39,9 +41,9 @@ enum ServeCommand {
         SIGTERM or Ctrl-C stops taking requests, lets those in flight finish (up to --drain),
         and exits 0.
         """,
-        valueOptions: ["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
-                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain"],
-        flagOptions: ["--verbose", "--log-requests"],
+        valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
+                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain"]),
+        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests"]),
         repeatableOptions: ["--model"],
         aliases: ["-np": "--parallel"]
     )
@@ -63,17 +65,22 @@ enum ServeCommand {
         try server.validate()
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
 
+        let speculation = try await SpeculationFlags.speculation(arguments)
         var models: [String: LocalModel] = [:]
         let names = arguments.allValues("--model")
         for name in names.isEmpty ? [nil] : names.map(Optional.some) {
             let (id, url) = try await locate(name)
             guard models[id] == nil else { throw UsageError(message: "two models are named '\(id)'; name them with NAME=MODEL") }
-            models[id] = try await LocalModel.load(from: url, configuration: configuration)
+            var modelConfiguration = configuration
+            // An embedding model generates nothing to speculate on.
+            if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.speculation = speculation }
+            models[id] = try await LocalModel.load(from: url, configuration: modelConfiguration)
         }
         let running = try ModelServer(models: models, configuration: server)
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
         Console.message("llmkit serve: listening on \(running.baseURL.absoluteString) (models: \(models.keys.sorted().joined(separator: ", ")); "
-                        + "\(configuration.parallelSequences) sequences and a queue of \(configuration.maximumQueuedRequests) each)")
+                        + "\(configuration.parallelSequences) sequences and a queue of \(configuration.maximumQueuedRequests) each"
+                        + (speculation.isEnabled ? "; speculation: \(speculation))" : ")"))
         await InterruptHandler.shared.whileRunning(cancel: { stop.yield() }) {
             for await _ in stopRequests { break }
         }

@@ -10,7 +10,8 @@ enum SpeculationFlags {
     /// Their help text.
     static let help = """
       -md, --draft-model M a smaller model with the same vocabulary drafts tokens that the model checks
-                           in one step (speculative decoding; output is unchanged): a path or library name
+                           in one step (speculative decoding: the model's own draws still decide every token);
+                           a path or library name
       --lookup             draft from the prompt and the output so far instead (n-gram lookup; no
                            second model): for answers that repeat their input, such as edited code
       --draft-max N        the most tokens drafted for one step (default: 3 with --draft-model, as

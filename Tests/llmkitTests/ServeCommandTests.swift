@@ -56,6 +56,26 @@ import Testing
         #expect(numbers[4] >= 1 && numbers[4] <= numbers[5], "\(timing)")
     }
 
+    @Test("serve --lookup speculates for the chat model, not for the embedding model, and counts drafts")
+    func speculation() throws {
+        let qwen = try ReferenceModel.toolCallingURL().path, minilm = try ReferenceModel.embeddingURL().path
+        let (process, reader, base) = try start(["--model", "qwen=\(qwen)", "--model", "minilm=\(minilm)", "--parallel", "2", "--lookup"])
+        #expect(reader.standardErrorSoFar.contains("speculation: prompt lookup"), "\(reader.standardErrorSoFar)")
+        let curl = URL(filePath: "/usr/bin/curl")
+        let body = #"{"model":"qwen","messages":[{"role":"user","content":"Repeat exactly: alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"}],"max_tokens":40,"temperature":0}"#
+        let chat = try CommandRunner.run(curl, ["-sS", "-d", body, base.appending(path: "chat/completions").absoluteString])
+        #expect(chat.stdout.contains(#""object":"chat.completion""#), "\(chat.stdout)")
+        let embedded = try CommandRunner.run(curl, ["-sS", "-d", #"{"model":"minilm","input":"hello"}"#,
+                                                    base.appending(path: "embeddings").absoluteString])
+        #expect(embedded.stdout.contains(#""embedding""#), "\(embedded.stdout)")
+        let metrics = try CommandRunner.run(curl, ["-sS", base.deletingLastPathComponent().appending(path: "metrics").absoluteString]).stdout
+        let drafted = metrics.split(separator: "\n").first { $0.hasPrefix("llmkit_drafted_tokens_total ") }
+        #expect((drafted?.split(separator: " ").last.flatMap { Int($0) } ?? 0) > 0, "\(metrics)")
+        kill(process.processIdentifier, SIGTERM)
+        let output = CommandRunner.finish(process, reader, deadline: ContinuousClock.now + .seconds(60))
+        #expect(output.exitedNormally && output.status == 0, "\(output.stderr)")
+    }
+
     @Test func badSettingsAreUsageErrors() throws {
         let keyFile = FileManager.default.temporaryDirectory.appending(path: "llmkit-key-\(UUID().uuidString)")
         try "k".write(to: keyFile, atomically: true, encoding: .utf8)
