@@ -16,6 +16,9 @@ enum SpeculativeBenchmark {
         let plainTokensPerSecond: Double
         let speculativeTokensPerSecond: Double
         let speedup: Double
+        /// Each run's tokens per second, in the order they ran (plain, speculative, speculative, plain, …).
+        let plainRuns: [Double]
+        let speculativeRuns: [Double]
         let draftedTokens: Int
         let acceptedDraftTokens: Int
         let acceptanceRate: Double
@@ -48,14 +51,15 @@ enum SpeculativeBenchmark {
         let maximumTokens = try arguments.integer("--max-tokens", in: 1...100_000) ?? 256
         let json = arguments.has("--json")
         let tasks = try selectedTasks(arguments.value("--tasks"))
-        // Both with the weights as the file has them, as speculation loads them (see
-        // LocalModel.Configuration.repacksWeights), so that the outputs can be compared.
+        // One model, each plain run with `speculates: false`: two models in one process would
+        // run two OpenMP thread teams on the same cores, and libgomp then stops spinning at
+        // ggml's barriers, which slows both (measured: a third slower).
         var configuration = try ModelOptions.configuration(arguments)
-        configuration.repacksWeights = false
-        let plain = try await ModelOptions.load(arguments, configuration: configuration)
         configuration.speculation = speculation
-        let speculative = try await ModelOptions.load(arguments, configuration: configuration)
+        let model = try await ModelOptions.load(arguments, configuration: configuration)
         let options = CompletionOptions.greedy(maximumResponseTokens: maximumTokens)
+        var plainOptions = options
+        plainOptions.speculates = false
         if !json {
             Console.out("speculation: \(speculation), \(pairs) ABBA pairs per task, up to \(maximumTokens) tokens\n\n")
             Console.out("| task | kind | tokens | plain t/s | speculative t/s | speedup | accepted | same text |\n")
@@ -65,10 +69,10 @@ enum SpeculativeBenchmark {
         for task in tasks {
             var plainRuns: [ModelResponse<String>] = [], speculativeRuns: [ModelResponse<String>] = []
             for _ in 0..<pairs {
-                plainRuns.append(try await answer(task, model: plain, options: options))
-                speculativeRuns.append(try await answer(task, model: speculative, options: options))
-                speculativeRuns.append(try await answer(task, model: speculative, options: options))
-                plainRuns.append(try await answer(task, model: plain, options: options))
+                plainRuns.append(try await answer(task, model: model, options: plainOptions))
+                speculativeRuns.append(try await answer(task, model: model, options: options))
+                speculativeRuns.append(try await answer(task, model: model, options: options))
+                plainRuns.append(try await answer(task, model: model, options: plainOptions))
             }
             let row = makeRow(task, plain: plainRuns, speculative: speculativeRuns)
             rows.append(row)
@@ -81,7 +85,7 @@ enum SpeculativeBenchmark {
         }
         let summaries = summarize(rows)
         if json {
-            try Console.printJSON(Report(model: plain.url.path, speculation: speculation.description, maximumTokens: maximumTokens,
+            try Console.printJSON(Report(model: model.url.path, speculation: speculation.description, maximumTokens: maximumTokens,
                                          pairs: pairs, rows: rows, summaries: summaries))
         } else {
             Console.out("\n| kind | plain t/s | speculative t/s | speedup | acceptance |\n|---|---:|---:|---:|---:|\n")
@@ -110,20 +114,20 @@ enum SpeculativeBenchmark {
     }
 
     /// Tokens per second as llama-server counts them: generated tokens over the generation time.
-    private static func speed(_ runs: [ModelResponse<String>]) -> (tokens: Int, seconds: Double) {
-        (runs.map(\.statistics.generatedTokens).reduce(0, +), runs.map(\.statistics.generationDuration.seconds).reduce(0, +))
+    private static func rate(_ runs: [ModelResponse<String>]) -> Double {
+        let seconds = runs.map(\.statistics.generationDuration.seconds).reduce(0, +)
+        return seconds > 0 ? Double(runs.map(\.statistics.generatedTokens).reduce(0, +)) / seconds : 0
     }
 
     private static func makeRow(_ task: SpeculativeTask, plain: [ModelResponse<String>],
                                 speculative: [ModelResponse<String>]) -> Row {
-        let (plainTokens, plainSeconds) = speed(plain), (speculativeTokens, speculativeSeconds) = speed(speculative)
-        let plainRate = plainSeconds > 0 ? Double(plainTokens) / plainSeconds : 0
-        let speculativeRate = speculativeSeconds > 0 ? Double(speculativeTokens) / speculativeSeconds : 0
+        let plainRate = rate(plain), speculativeRate = rate(speculative)
         let drafted = speculative.map(\.statistics.draftedTokens).reduce(0, +)
         let accepted = speculative.map(\.statistics.acceptedDraftTokens).reduce(0, +)
         return Row(task: task.name, kind: task.kind, message: task.message, generatedTokens: plain[0].statistics.generatedTokens,
                    plainTokensPerSecond: plainRate, speculativeTokensPerSecond: speculativeRate,
-                   speedup: plainRate > 0 ? speculativeRate / plainRate : 0, draftedTokens: drafted, acceptedDraftTokens: accepted,
+                   speedup: plainRate > 0 ? speculativeRate / plainRate : 0,
+                   plainRuns: plain.map { rate([$0]) }, speculativeRuns: speculative.map { rate([$0]) }, draftedTokens: drafted, acceptedDraftTokens: accepted,
                    acceptanceRate: drafted > 0 ? Double(accepted) / Double(drafted) : 0,
                    identical: speculative.allSatisfy { $0.text == plain[0].text } && plain.allSatisfy { $0.text == plain[0].text })
     }

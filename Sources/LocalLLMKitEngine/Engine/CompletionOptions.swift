@@ -15,14 +15,20 @@ public struct CompletionOptions: Sendable, Equatable {
     /// End generation at the first complete top-level JSON object or array (strings and
     /// escapes respected); the stop reason is then ``StopReason/endOfText``. Useful without a grammar.
     public var stopsAtBalancedJSON: Bool
+    /// Whether the request drafts with its model's speculation
+    /// (``LocalModel/Configuration/speculation``); false decodes one token per step. For a
+    /// request whose drafts would seldom be accepted (high temperature, free text with prompt
+    /// lookup), or to compare both ways on one model. Without speculation it changes nothing.
+    public var speculates: Bool
 
     /// Creates options; every argument is optional.
     public init(maximumResponseTokens: Int? = nil, stopSequences: [String] = [], sampling: Sampling = Sampling(),
-                stopsAtBalancedJSON: Bool = false) {
+                stopsAtBalancedJSON: Bool = false, speculates: Bool = true) {
         self.maximumResponseTokens = maximumResponseTokens
         self.stopSequences = stopSequences
         self.sampling = sampling
         self.stopsAtBalancedJSON = stopsAtBalancedJSON
+        self.speculates = speculates
     }
 
     /// Greedy decoding: always the most likely token.

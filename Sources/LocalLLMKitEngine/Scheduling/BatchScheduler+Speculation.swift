@@ -13,14 +13,16 @@ extension BatchScheduler {
     }
 
     /// Drafts for the generating sequences `indices`, within the batch's room (each sequence's
-    /// pending token first) and each request's token and context limits. A sequence without
+    /// pending token first) and each request's token and context limits, for the requests whose
+    /// options speculate (``CompletionOptions/speculates``). A sequence without
     /// a draft this step is absent. A failing draft model costs only this step's drafts.
     func draft(for indices: [Int]) -> [Int: [Int32]] {
         guard let speculator else { return [:] }
         var room = context.batchSize - indices.count
         var requests: [Speculator.Request] = []
         for index in indices {
-            guard room > 0, let generation = slots[index].generation, let token = generation.pendingToken else { continue }
+            guard room > 0, let generation = slots[index].generation, let token = generation.pendingToken,
+                  generation.request.plan.options.speculates else { continue }
             let maximum = min(speculator.maximumDraft, room, generation.remainingTokens - 1)
             guard maximum > 0 else { continue }
             requests.append(.init(sequence: slots[index].id, history: slots[index].tokens, lastToken: token, maximum: maximum))

@@ -2,8 +2,9 @@ import Foundation
 
 /// Continuous batching over one llama.cpp context with several sequences.
 ///
-/// Each step builds one `llama_batch`: first the pending token of every generating sequence,
-/// then prompt chunks of requests that are still evaluating their prompt, in the order they
+/// Each step builds one `llama_batch`: first the pending token of every generating sequence
+/// (with speculation, followed by its draft: see `BatchScheduler+Speculation.swift`), then
+/// prompt chunks of requests that are still evaluating their prompt, in the order they
 /// started, up to the context's batch size. Generation therefore always advances, and prompts
 /// take whatever room is left. After the decode, every sequence whose logits were computed
 /// samples with its own sampler. Requests beyond the number of sequences wait in a FIFO queue

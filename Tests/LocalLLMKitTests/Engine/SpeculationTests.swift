@@ -65,6 +65,18 @@ struct SpeculationTests {
         }
     }
 
+    @Test("a request with speculates false decodes one token per step on a speculating model, with the same tokens")
+    func optingOut() async throws {
+        let model = try await Self.load(.promptLookup(maximumDraft: 6))
+        var options = Self.options
+        options.speculates = false
+        let plain = try await model.complete(Self.prompts[0], options: options)
+        let speculated = try await model.complete(Self.prompts[0], options: Self.options)
+        #expect(plain.statistics.draftedTokens == 0)
+        #expect(speculated.statistics.acceptedDraftTokens > 0)
+        #expect(plain.tokens == speculated.tokens)
+    }
+
     @Test("four requests at once speculate in the same steps and agree with each one run alone")
     func batchedLookup() async throws {
         let plain = try await Self.load(.none)
