@@ -19,6 +19,7 @@ extension LocalModel.Configuration {
     ///
     /// ```swift
     /// let editor = try await LocalModel.load(from: url, configuration: .init(speculation: .promptLookup))
+    /// let draftURL = url.deletingLastPathComponent().appending(path: "qwen2.5-coder-0.5b-instruct.gguf")
     /// let coder = try await LocalModel.load(
     ///     from: url, configuration: .init(speculation: .draftModel(at: draftURL, maximumDraft: 8)))
     /// ```
