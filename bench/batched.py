@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Continuous batching: `llmkit bench --parallel` against `llama-batched-bench`, in one run.
 
-Both run the same test (-npp P -ntg T -npl B…, unified KV cache, same threads and batch
-sizes) and print llama-batched-bench's JSONL lines. They are ABBA-paired (llmkit,
+Both run the same test (-npp P -ntg T -npl B…, the same KV cache layout: cells of each
+sequence's own, or with --kv-unified one pool for all (-kvu), same threads and batch sizes) and print llama-batched-bench's JSONL lines. They are ABBA-paired (llmkit,
 batched-bench, batched-bench, llmkit, …) so that drift in the machine's speed hits both
 alike. For every B the ratio is llmkit's median over batched-bench's median, for prompt
 (S_PP), generation (S_TG) and total (S) throughput.
@@ -15,7 +15,7 @@ generated tokens over its whole time (B·T / (t_pp + t_tg)), since both include 
 evaluation, and all tokens per second against S.
 
 Usage: bench/batched.py [--model PATH] [--threads N] [-p P] [-n T] [--parallel 1,2,4,8]
-                        [--pairs N] [--mixed [B]] [--duration S] [--ngl N] [--llmkit PATH]
+                        [--pairs N] [--kv-unified] [--mixed [B]] [--duration S] [--ngl N] [--llmkit PATH]
                         [--prefix DIR] [--json FILE]
 """
 import argparse
@@ -43,6 +43,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=64, help="generated tokens per sequence")
     parser.add_argument("--parallel", default="1,2,4,8", help="sequence counts B")
     parser.add_argument("--pairs", type=int, default=2, help="ABBA pairs")
+    parser.add_argument("--kv-unified", action="store_true",
+                        help="one pool of KV cells for all sequences on both sides (-kvu)")
     parser.add_argument("--mixed", type=int, nargs="?", const=0, default=None,
                         help="also the mixed workload, at this B (default: the largest)")
     parser.add_argument("--duration", type=int, default=40, help="seconds of the mixed workload")
@@ -56,11 +58,13 @@ def main() -> None:
     batched = os.path.join(args.prefix, "bin", "llama-batched-bench")
     context = max(counts) * (args.p + args.n + 1)
     gpu = ["-ngl", str(args.ngl)] if args.ngl is not None else []
+    unified = ["-kvu"] if args.kv_unified else []
+    gpu_ours = gpu + (["--kv-unified"] if args.kv_unified else [])
     ours = [args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads), "-p", str(args.p),
-            "-n", str(args.n), "--parallel", args.parallel, "--jsonl", *gpu]
+            "-n", str(args.n), "--parallel", args.parallel, "--jsonl", *gpu_ours]
     theirs = [batched, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads), "-c", str(context),
               "-b", "2048", "-ub", "512", "-npp", str(args.p), "-ntg", str(args.n), "-npl", args.parallel,
-              "-kvu", "--output-format", "jsonl", *gpu]
+              *unified, "--output-format", "jsonl", *gpu]
 
     lines = {"llmkit": [], "llama-batched-bench": []}
     for pair in range(args.pairs):
@@ -77,7 +81,8 @@ def main() -> None:
         return statistics.median(l[key] for l in lines[name] if l["pl"] == b)
 
     ratios = []
-    print(f"\n{os.path.basename(args.model)}, pp{args.p} tg{args.n}, {args.threads} threads, {args.pairs} ABBA pairs "
+    layout = "one KV pool (-kvu)" if args.kv_unified else "KV cells per sequence"
+    print(f"\n{os.path.basename(args.model)}, pp{args.p} tg{args.n}, {args.threads} threads, {layout}, {args.pairs} ABBA pairs "
           f"(medians of {2 * args.pairs} runs each)\n")
     print("|  B | llmkit S_PP | batched S_PP | ratio | llmkit S_TG | batched S_TG | ratio | llmkit S | batched S | ratio |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -94,24 +99,39 @@ def main() -> None:
     mixed = None
     if args.mixed is not None:
         b = args.mixed or max(counts)
-        report = json.loads(run([args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads),
-                                 "--parallel", str(b), "--mixed", "--duration", str(args.duration), "--json", *gpu]))
-        pp, tg = round(report["mean_prompt_tokens"]), round(report["mean_generated_tokens"])
-        reference = jsonl(run([batched, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads),
-                               "-c", str(b * (pp + tg + 1)), "-b", "2048", "-ub", "512", "-npp", str(pp),
-                               "-ntg", str(tg), "-npl", str(b), "-kvu", "--output-format", "jsonl", *gpu]))[0]
-        generated = reference["pl"] * reference["tg"] / reference["t"]
-        mixed = {"llmkit": report, "llama-batched-bench": reference,
-                 "generation_ratio": report["generation_tokens_per_second"] / generated,
-                 "total_ratio": report["tokens_per_second"] / reference["speed"]}
-        print(f"\nmixed workload: {b} clients, {report['requests']} requests, mean prompt {pp} and answer {tg} tokens")
-        print(f"  generated tokens: llmkit {report['generation_tokens_per_second']:.1f} t/s (steady state) vs "
+        mixed_command = [args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads),
+                         "--parallel", str(b), "--mixed", "--duration", str(args.duration), "--json", *gpu_ours]
+        # ABBA pairs (BAAB every other one); the reference takes the first run's mean lengths.
+        reports, references, reference_command = [], [], None
+        for letter in "".join("ABBA" if pair % 2 == 0 else "BAAB" for pair in range(args.pairs)):
+            if letter == "A":
+                reports.append(json.loads(run(mixed_command)))
+                continue
+            if reference_command is None:
+                pp, tg = round(reports[0]["mean_prompt_tokens"]), round(reports[0]["mean_generated_tokens"])
+                reference_command = [batched, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads),
+                                     "-c", str(b * (pp + tg + 1)), "-b", "2048", "-ub", "512", "-npp", str(pp),
+                                     "-ntg", str(tg), "-npl", str(b), *unified, "--output-format", "jsonl", *gpu]
+            references.append(jsonl(run(reference_command))[0])
+        # B·T over its whole time: like the steady state's generated tokens, it includes the prompts.
+        generated = statistics.median(r["pl"] * r["tg"] / r["t"] for r in references)
+        speed = statistics.median(r["speed"] for r in references)
+        ours_generated = statistics.median(r["generation_tokens_per_second"] for r in reports)
+        ours_speed = statistics.median(r["tokens_per_second"] for r in reports)
+        mixed = {"llmkit": reports, "llama-batched-bench": references,
+                 "generation_ratio": ours_generated / generated, "total_ratio": ours_speed / speed}
+        print(f"\nmixed workload: {b} clients, {reports[0]['requests']} requests in the first run, mean prompt {pp} and "
+              f"answer {tg} tokens; medians of {len(reports)} and {len(references)} runs, alternated")
+        for report, reference in zip(reports, references):
+            print(f"  run: llmkit {report['generation_tokens_per_second']:.1f} t/s, batched-bench "
+                  f"{reference['pl'] * reference['tg'] / reference['t']:.1f}", file=sys.stderr)
+        print(f"  generated tokens: llmkit {ours_generated:.1f} t/s (steady state) vs "
               f"batched-bench {generated:.1f} (B·T over t_pp + t_tg): **{mixed['generation_ratio']:.3f}**")
-        print(f"  all tokens: llmkit {report['tokens_per_second']:.1f} t/s (evaluated prompt and generated, steady "
-              f"state) vs batched-bench S {reference['speed']:.1f}: **{mixed['total_ratio']:.3f}**")
+        print(f"  all tokens: llmkit {ours_speed:.1f} t/s (evaluated prompt and generated, steady "
+              f"state) vs batched-bench S {speed:.1f}: **{mixed['total_ratio']:.3f}**")
 
     if args.json:
-        Path(args.json).write_text(json.dumps({"lines": lines, "ratios": ratios, "mixed": mixed}, indent=2))
+        Path(args.json).write_text(json.dumps({"kv_unified": args.kv_unified, "lines": lines, "ratios": ratios, "mixed": mixed}, indent=2))
 
 
 if __name__ == "__main__":

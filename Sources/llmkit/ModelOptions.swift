@@ -52,6 +52,7 @@ enum ModelOptions {
         configuration.threads = try arguments.integer("--threads", in: 1...1024)
         configuration.contextLength = try arguments.integer("--context", in: 1...(1 << 24))
         configuration.gpuLayers = try arguments.integer("--gpu-layers", in: 0...100_000)
+        if arguments.has("--kv-unified") { configuration.cacheLayout = .unified }
         return configuration
     }
 

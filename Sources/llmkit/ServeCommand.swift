@@ -20,6 +20,9 @@ enum ServeCommand {
           --host ADDR          address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: all)
           --port N             port (default 8080; 0 picks a free one, printed on stderr)
           -np, --parallel N    requests generating at once per model (default 4)
+          -kvu, --kv-unified   one pool of KV cells for all of a model's sequences (a reused prefix is
+                               shared, not copied); by default each sequence has its own cells, so a
+                               token attends only over its own sequence's
           --queue N            requests waiting per model before 429 (default 64)
           -c, --context N      context length per request, in tokens (default: training length, at most 4096)
           -t, --threads N      CPU threads
@@ -43,7 +46,7 @@ enum ServeCommand {
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
                        "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain"]),
-        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests"]),
+        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified"]),
         repeatableOptions: ["--model"],
         aliases: ["-np": "--parallel"]
     )

@@ -85,6 +85,16 @@ struct InfoAndBenchTests {
         }
     }
 
+    @Test("bench --parallel keeps KV cells per sequence unless --kv-unified (-kvu) asks for one pool")
+    func parallelBenchCacheLayout() throws {
+        for (flags, unified) in [([String](), 0), (["--kv-unified"], 1), (["-kvu"], 1)] {
+            let output = try CommandRunner.llmkit(["bench", "--parallel", "2", "-p", "8", "-n", "2", "-t", "2"] + flags)
+            #expect(output.status == 0, "\(output.stderr)")
+            #expect(output.stdout.contains("kv_unified = \(unified)"), "\(flags): \(output.stdout)")
+            #expect(output.stdout.contains("|     8 |      2 |    2 |"), "\(output.stdout)")
+        }
+    }
+
     @Test("bench prints llama-bench's table")
     func benchTable() throws {
         let output = try CommandRunner.llmkit(["bench", "-p", "8", "-n", "2", "-r", "1"])

@@ -10,7 +10,8 @@
 #   models  a Llama-7B-shaped Q4_0 file and a Gemma-270M-shaped file, random weights
 #   bench   bench/compare.py on each model: llmkit bench against llama-bench, ABBA-paired
 #   batched bench/batched.py on the 7B-shaped model: llmkit bench --parallel against
-#           llama-batched-bench (-kvu), B = 1 … 32, ABBA-paired, then the mixed workload at B = 8
+#           llama-batched-bench, B = 1 … 32, ABBA-paired, then the mixed workload at B = 8 (KV cells
+#           per sequence on both sides; LLMKIT_GPU_KVU=1: one unified pool, -kvu)
 #   serve   bench/serve_compare.py on the 7B-shaped model: llmkit serve against llama-server, 8
 #           sequences each, 1/4/8 streaming clients, ABBA-paired (LLMKIT_GPU_SERVE_TRACE=1: also
 #           where llmkit's time to first content goes, --trace)
@@ -107,8 +108,8 @@ phase_batched() {
     log "continuous batching on synth-7b-q4_0 (${LLMKIT_GPU_BATCHED_PAIRS:-2} ABBA pairs)"
     python3 "$root/bench/batched.py" --model "$work/synth-7b-q4_0.gguf" --prefix "$work/prefix" --llmkit "$work/llmkit" \
         --threads "$(nproc)" -p 128 -n 128 --parallel "${LLMKIT_GPU_PARALLEL:-1,2,4,8,16,32}" \
-        --pairs "${LLMKIT_GPU_BATCHED_PAIRS:-2}" --mixed 8 --duration 30 --json "$out/batched-synth-7b-q4_0.json" \
-        | tee "$out/batched-synth-7b-q4_0.md"
+        --pairs "${LLMKIT_GPU_BATCHED_PAIRS:-2}" --mixed 8 --duration 30 ${LLMKIT_GPU_KVU:+--kv-unified} \
+        --json "$out/batched${LLMKIT_GPU_KVU:+-kvu}-synth-7b-q4_0.json" | tee "$out/batched${LLMKIT_GPU_KVU:+-kvu}-synth-7b-q4_0.md"
 }
 
 phase_serve() {
@@ -127,7 +128,7 @@ phase_steps() {
     log "time per generation step on synth-7b-q4_0"
     {
         echo "## llama-batched-bench"
-        "$work/prefix/bin/llama-batched-bench" -m "$model" -t "$threads" -tb "$threads" -c 8224 -b 2048 -ub 512 -kvu \
+        "$work/prefix/bin/llama-batched-bench" -m "$model" -t "$threads" -tb "$threads" -c 8224 -b 2048 -ub 512 \
             -npp 128 -ntg 128 -npl 1,8,16,32 2>/dev/null | grep '^|'
         echo; echo "## llmkit bench --parallel --step-times"
         "$work/llmkit" bench --model "$model" --threads "$threads" -p 128 -n 128 --parallel 1,8,16,32 --step-times

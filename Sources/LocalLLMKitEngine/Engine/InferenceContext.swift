@@ -51,6 +51,9 @@ package final class InferenceContext: @unchecked Sendable {
 
     private var memory: llama_memory_t { llama_get_memory(pointer) }
 
+    /// The cells one sequence can reach: all of them in a unified cache, its own stream's otherwise.
+    package var cellsPerSequence: Int { Int(llama_n_ctx_seq(pointer)) }
+
     /// Waits until all queued computation is finished (needed on GPU backends for timing).
     package func synchronize() {
         llama_synchronize(pointer)
@@ -69,9 +72,20 @@ package final class InferenceContext: @unchecked Sendable {
     }
 
     /// Makes the positions `0..<count` of `source` also belong to `destination` (which must be
-    /// empty). In a unified cache the cells are shared, not copied.
-    package func sharePrefix(of source: Int32, with destination: Int32, count: Int) {
-        llama_memory_seq_cp(memory, source, destination, 0, Int32(count))
+    /// empty). In a unified cache the cells are shared; with a cache per sequence, llama.cpp
+    /// copies the source's whole stream at the next decode, and the positions past `count` are
+    /// cut. False (and `destination` emptied) when they cannot be cut.
+    @discardableResult
+    package func sharePrefix(of source: Int32, with destination: Int32, count: Int) -> Bool {
+        if parameters.kv_unified || sequenceCount == 1 {
+            llama_memory_seq_cp(memory, source, destination, 0, Int32(count))
+            return true
+        }
+        // Across streams llama.cpp copies only whole buffers (it asserts on a range).
+        llama_memory_seq_cp(memory, source, destination, -1, -1)
+        if llama_memory_seq_rm(memory, destination, Int32(count), -1) { return true }
+        llama_memory_seq_rm(memory, destination, -1, -1)
+        return false
     }
 
     /// The smallest position `sequence` still holds (-1 when it is empty).

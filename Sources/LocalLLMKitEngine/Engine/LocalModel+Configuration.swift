@@ -33,6 +33,9 @@ extension LocalModel {
         /// together. Each sequence may hold ``contextLength`` tokens, so the KV cache grows
         /// with this number (and only with it, not with the number of conversations).
         public var parallelSequences: Int
+        /// How the sequences keep their KV cache (see ``CacheLayout``); ``CacheLayout/perSequence``
+        /// by default. With one sequence both layouts are the same.
+        public var cacheLayout: CacheLayout
         /// How many requests may wait for a free sequence; one more is refused with
         /// ``LocalModel/Error/busy(queuedRequests:)``.
         public var maximumQueuedRequests: Int
@@ -64,6 +67,7 @@ extension LocalModel {
             usesMemoryMap: Bool = true,
             vocabularyOnly: Bool = false,
             parallelSequences: Int = 1,
+            cacheLayout: CacheLayout = .perSequence,
             maximumQueuedRequests: Int = 64,
             usesFullSlidingWindowCache: Bool = true,
             speculation: Speculation = .none,
@@ -77,6 +81,7 @@ extension LocalModel {
             self.usesMemoryMap = usesMemoryMap
             self.vocabularyOnly = vocabularyOnly
             self.parallelSequences = parallelSequences
+            self.cacheLayout = cacheLayout
             self.maximumQueuedRequests = maximumQueuedRequests
             self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
             self.speculation = speculation

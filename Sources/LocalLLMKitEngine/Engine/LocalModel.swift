@@ -206,6 +206,12 @@ public actor LocalModel {
         try scheduler().reusablePrefix(of: tokens)
     }
 
+    /// The KV cells one sequence of the shared context can reach (see ``Configuration/CacheLayout``).
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
+    package func cacheCellsPerSequence() throws -> Int {
+        try scheduler().context.cellsPerSequence
+    }
+
     /// Requests waiting for a free sequence now.
     package var waitingRequestCount: Int { batchScheduler?.waitingCount ?? 0 }
 
@@ -261,9 +267,7 @@ public actor LocalModel {
         parameters.n_batch = UInt32(configuration.batchSize)
         parameters.n_ubatch = UInt32(min(configuration.microBatchSize, configuration.batchSize))
         parameters.n_seq_max = UInt32(sequences)
-        // One cache for all sequences: a shared prefix is stored once, and any sequence may use
-        // the room the others leave.
-        parameters.kv_unified = true
+        parameters.kv_unified = configuration.cacheLayout == .unified
         parameters.n_threads = Int32(threadCount)
         parameters.n_threads_batch = Int32(threadCount)
         parameters.no_perf = false

@@ -268,7 +268,7 @@ package final class BatchScheduler: @unchecked Sendable {
         var count = placement.cachedTokens
         if let source = placement.source {
             context.removePositions(of: slots[target].id, from: 0)
-            if count > 0 { context.sharePrefix(of: slots[source].id, with: slots[target].id, count: count) }
+            if count > 0, !context.sharePrefix(of: slots[source].id, with: slots[target].id, count: count) { count = 0 }
             slots[target].tokens = Array(slots[source].tokens.prefix(count))
         } else if !context.removePositions(of: slots[target].id, from: count) {
             context.removePositions(of: slots[target].id, from: 0)

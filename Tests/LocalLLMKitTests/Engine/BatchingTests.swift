@@ -17,8 +17,10 @@ struct BatchingTests {
     ]
     static let options = CompletionOptions.greedy(maximumResponseTokens: 24)
 
-    static func load(sequences: Int, queue: Int = 64) async throws -> LocalModel {
-        try await TestModel.load(.init(contextLength: 512, parallelSequences: sequences, maximumQueuedRequests: queue))
+    static func load(sequences: Int, queue: Int = 64,
+                     layout: LocalModel.Configuration.CacheLayout = .perSequence) async throws -> LocalModel {
+        try await TestModel.load(.init(contextLength: 512, parallelSequences: sequences, cacheLayout: layout,
+                                       maximumQueuedRequests: queue))
     }
 
     /// Each prompt run alone, on a model of its own (so that nothing is reused from the cache).
@@ -156,9 +158,10 @@ struct BatchingTests {
         #expect(served.tokens.count == 24)
     }
 
-    @Test("a shared system prompt is evaluated once across 4 conversations")
-    func sharedSystemPrompt() async throws {
-        let model = try await Self.load(sequences: 4)
+    @Test("a shared system prompt is evaluated once across 4 conversations",
+          arguments: LocalModel.Configuration.CacheLayout.allCases)
+    func sharedSystemPrompt(layout: LocalModel.Configuration.CacheLayout) async throws {
+        let model = try await Self.load(sequences: 4, layout: layout)
         let instructions = "You are a careful assistant for a gardening shop. "
             + String(repeating: "Answer politely, mention the opening hours (9 to 5), and keep answers short. ", count: 6)
         let conversations = try (0..<4).map { _ in try Conversation(model: model, instructions: instructions) }
