@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Speculative decoding: `llmkit bench --speculative` against llama.cpp's own speculative path
-(llama-server from the pinned tree, `--spec-type ngram-simple` or `draft-simple`, same settings),
+(llama-server from the pinned tree, `--spec-type ngram-simple`, `draft-simple` or `draft-mtp`, same settings),
 in one run, ABBA between the tools, on llmkit's fixed task set (editing, extraction, quoting,
 code generation), greedy, through the model's chat template.
 
@@ -15,6 +15,7 @@ with --no-repack), threads --threads, one sequence, a 4096-token context.
 Usage:
   bench/speculative.py --lookup [--draft-max 16] [--model GGUF]
   bench/speculative.py --draft-model DRAFT.gguf [--draft-max 3] [--model TARGET.gguf]
+  bench/speculative.py --mtp [--draft-max 3] --model MODEL_WITH_NEXTN_LAYERS.gguf
   options: --pairs 2 (ABBA pairs of the tools), --runs 2 (runs per task and mode in each tool's turn),
            --max-tokens 256, --tasks editing,extraction (kinds or names), --json FILE
 """
@@ -34,7 +35,7 @@ def free_port():
 def llmkit_run(args):
     command = [args.llmkit, "bench", "--speculative", "--json", "-m", args.model, "-t", str(args.threads),
                "-r", str(args.runs), "--max-tokens", str(args.max_tokens), "-c", "4096"]
-    command += ["--draft-model", args.draft_model] if args.draft_model else ["--lookup"]
+    command += ["--draft-model", args.draft_model] if args.draft_model else ["--mtp"] if args.mtp else ["--lookup"]
     command += ["--draft-max", str(args.draft_max)]
     if args.tasks:
         command += ["--tasks", args.tasks]
@@ -53,6 +54,8 @@ class Server:
         if speculative and args.draft_model:
             command += ["--spec-type", "draft-simple", "-md", args.draft_model, "--spec-draft-n-max", str(args.draft_max),
                         "-ngld", "0", "-td", str(args.threads)]
+        elif speculative and args.mtp:
+            command += ["--spec-type", "draft-mtp", "--spec-draft-n-max", str(args.draft_max), "--spec-draft-p-min", "0"]
         elif speculative:
             command += ["--spec-type", "ngram-simple", "--spec-ngram-simple-size-n", str(args.ngram),
                         "--spec-ngram-simple-size-m", str(args.draft_max)]
@@ -110,6 +113,7 @@ def main():
     parser.add_argument("--model", default=os.path.join(CACHE, "models", "qwen2.5-coder-0.5b-instruct.gguf"))
     parser.add_argument("--draft-model")
     parser.add_argument("--lookup", action="store_true")
+    parser.add_argument("--mtp", action="store_true", help="multi-token prediction (a model with NextN layers)")
     parser.add_argument("--draft-max", type=int)
     parser.add_argument("--ngram", type=int, default=3, help="prompt lookup's n-gram length (llmkit's default)")
     parser.add_argument("--pairs", type=int, default=2)
@@ -120,9 +124,9 @@ def main():
     parser.add_argument("--tasks", help="kinds or names of tasks, comma-separated (default: all)")
     parser.add_argument("--json")
     args = parser.parse_args()
-    if bool(args.draft_model) == args.lookup:
-        sys.exit("give --lookup or --draft-model")
-    args.draft_max = args.draft_max or (3 if args.draft_model else 16)
+    if [bool(args.draft_model), args.lookup, args.mtp].count(True) != 1:
+        sys.exit("give one of --lookup, --draft-model and --mtp")
+    args.draft_max = args.draft_max or (16 if args.lookup else 3)
 
     ours, theirs, tasks = [], [], None
     for pair in range(args.pairs):
@@ -142,7 +146,7 @@ def main():
         kinds[task["kind"]].append(task["task"])
     kinds["editing+extraction+quoting"] = kinds["editing"] + kinds["extraction"] + kinds["quoting"]
     lines = [f"model {os.path.basename(args.model)}, " + (f"draft model {os.path.basename(args.draft_model)}" if args.draft_model
-             else f"prompt lookup ({args.ngram}-grams)") + f", draft max {args.draft_max}, {args.pairs} ABBA pairs, "
+             else "multi-token prediction" if args.mtp else f"prompt lookup ({args.ngram}-grams)") + f", draft max {args.draft_max}, {args.pairs} ABBA pairs, "
              f"{args.max_tokens} tokens at most, {args.threads} threads", "",
              "| kind | llmkit plain | llmkit spec | llmkit speedup | llmkit accepted | llama plain | llama spec | llama speedup | llama accepted | spec ratio |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]

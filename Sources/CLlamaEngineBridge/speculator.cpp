@@ -70,6 +70,24 @@ extern "C" llmkit_speculator * llmkit_speculator_create(int32_t kind, llama_cont
             params.draft.ctx_dft = draft;
             result->draft = draft;
             break;
+        case LLMKIT_SPECULATOR_MTP:
+            if (!target || !draft || llama_get_model(target) != llama_get_model(draft)) {
+                throw std::invalid_argument("multi-token prediction needs the model's context and an MTP context of the same model");
+            }
+            if (llama_model_n_layer_nextn(llama_get_model(target)) < 1) {
+                throw std::invalid_argument("the model has no next-token-prediction layers");
+            }
+            if (int32_t(llama_n_seq_max(draft)) != sequence_count || llama_n_batch(draft) < llama_n_batch(target)) {
+                throw std::invalid_argument("the MTP context holds fewer sequences or a smaller batch than the model's");
+            }
+            params.types = { COMMON_SPECULATIVE_TYPE_DRAFT_MTP };
+            params.draft.n_max = maximum_draft;
+            params.draft.n_min = 0;
+            params.draft.p_min = 0.0f;      // every position up to n_max: the target's draws decide
+            params.draft.ctx_tgt = target;
+            params.draft.ctx_dft = draft;
+            result->draft = draft;
+            break;
         default:
             throw std::invalid_argument("unknown kind of speculation " + std::to_string(kind));
         }

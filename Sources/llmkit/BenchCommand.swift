@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] [--step-times] | bench --parallel B --mixed | bench --speculative [--lookup | --draft-model M] [--draft-max N]",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] [--step-times] | bench --parallel B --mixed | bench --speculative [--lookup | --draft-model M | --mtp] [--draft-max N]",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -52,7 +52,7 @@ enum BenchCommand {
                                   each sending its next request when one ends, for --duration seconds
                                   (default: 40); throughput over the steady state (--json for an object)
               --speculative       instead: greedy generation speed without and with speculation (--lookup,
-                                  the default, or --draft-model M; --draft-max N) on a fixed set of editing,
+                                  the default, --draft-model M or --mtp; --draft-max N) on a fixed set of editing,
                                   extraction, quoting and code-generation tasks, -r ABBA pairs each
                                   (default: 2), up to --max-tokens (default: 256); whether the texts match;
                                   --tasks K[,K…] picks kinds (editing, extraction, quoting, generation) or names
@@ -75,7 +75,7 @@ enum BenchCommand {
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
-        if arguments.has("--speculative") || arguments.has("--lookup") || arguments.value("--draft-model") != nil {
+        if arguments.has("--speculative") || arguments.has("--lookup") || arguments.has("--mtp") || arguments.value("--draft-model") != nil {
             return try await SpeculativeBenchmark.run(arguments)
         }
         if let sequences = try arguments.integerList("--parallel", in: 1...LocalModel.Configuration.maximumParallelSequences) {

@@ -50,13 +50,29 @@ struct SpeculationCommandTests {
     @Test("conflicting or incomplete flags are usage errors; a foreign draft model is a runtime error naming it")
     func badFlags() throws {
         let both = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--lookup", "--draft-model", "default", "hi"])
-        #expect(both.status == 2 && both.stderr.contains("--lookup and --draft-model"), "\(both.stderr)")
+        #expect(both.status == 2 && both.stderr.contains("--lookup, --draft-model and --mtp"), "\(both.stderr)")
         let alone = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--draft-max", "4", "hi"])
-        #expect(alone.status == 2 && alone.stderr.contains("--draft-max needs --draft-model or --lookup"), "\(alone.stderr)")
+        #expect(alone.status == 2 && alone.stderr.contains("--draft-max needs --draft-model, --lookup or --mtp"), "\(alone.stderr)")
+        let noLayers = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--mtp", "hi"])
+        #expect(noLayers.status == 1 && noLayers.stderr.contains("next-token-prediction"), "\(noLayers.stderr)")
         let range = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--lookup", "--draft-max", "0", "hi"])
         #expect(range.status == 2, "\(range.stderr)")
         let foreign = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--draft-model", try ReferenceModel.url().path, "hi"])
         #expect(foreign.status == 1 && foreign.stderr.contains("cannot draft for this model"), "\(foreign.stderr)")
+    }
+
+    @Test("run --mtp drafts with the model's own prediction layer and writes what run without it writes")
+    func runMultiTokenPrediction() throws {
+        let model = try ReferenceModel.multiTokenPredictionURL().path
+        let common = ["-m", model, "--temperature", "0", "-n", "48", "--json", "def add(a, b):"]
+        let plain = try CommandRunner.llmkit(["run"] + common)
+        let mtp = try CommandRunner.llmkit(["run", "--mtp"] + common)
+        #expect(plain.status == 0 && mtp.status == 0, "\(plain.stderr) \(mtp.stderr)")
+        let a = try #require(JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
+        let b = try #require(JSONSerialization.jsonObject(with: Data(mtp.stdout.utf8)) as? [String: Any])
+        #expect(a["text"] as? String == b["text"] as? String)
+        #expect(a["drafted_tokens"] as? Int == 0)
+        #expect((b["accepted_draft_tokens"] as? Int ?? 0) > 0, "\(b)")
     }
 
     @Test("bench --speculative measures plain and speculative generation on its task set")

@@ -18,6 +18,7 @@ extern "C" {
 enum {
     LLMKIT_SPECULATOR_PROMPT_LOOKUP = 0,  // llama.cpp's `ngram-simple`: the tokens that followed the last n-gram before
     LLMKIT_SPECULATOR_DRAFT_MODEL   = 1,  // llama.cpp's `draft-simple`: a smaller model with the same vocabulary
+    LLMKIT_SPECULATOR_MTP           = 2,  // llama.cpp's `draft-mtp`: the model's own next-token-prediction layers
 };
 
 /// One `common_speculative` over every sequence of a target context.
@@ -26,7 +27,9 @@ typedef struct llmkit_speculator llmkit_speculator;
 /// Creates a speculator for `sequence_count` sequences that drafts at most `maximum_draft`
 /// tokens. Prompt lookup matches the last `ngram_length` tokens; a draft model needs `target`
 /// and `draft` (a context of the draft model with as many sequences), whose vocabularies
-/// llama.cpp checks here. Returns NULL and sets `*error` when llama.cpp refuses.
+/// llama.cpp checks here; multi-token prediction needs `target` and `draft`, an MTP context
+/// (`LLAMA_CONTEXT_TYPE_MTP`) of the same model, loaded with `load_mtp`. Returns NULL and sets
+/// `*error` when llama.cpp refuses.
 llmkit_speculator * llmkit_speculator_create(int32_t kind, struct llama_context * target, struct llama_context * draft,
                                              int32_t sequence_count, int32_t maximum_draft, int32_t ngram_length,
                                              llmkit_error * error);
@@ -39,7 +42,9 @@ bool llmkit_speculator_begin(llmkit_speculator * speculator, int32_t sequence, c
                              llmkit_error * error);
 
 /// Feeds tokens the target has decoded to the speculator (a draft model decodes them too, so
-/// that its cache follows the target's). At most the draft context's batch size.
+/// that its cache follows the target's). At most the draft context's batch size. For
+/// multi-token prediction this must be the target's last decoded batch itself, right after
+/// that decode: the prediction layers read the target's hidden states of those very rows.
 bool llmkit_speculator_process(llmkit_speculator * speculator, const int32_t * tokens, const int32_t * positions,
                                const int32_t * sequences, int32_t count, llmkit_error * error);
 

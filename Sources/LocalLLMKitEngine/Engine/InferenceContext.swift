@@ -18,6 +18,9 @@ package final class InferenceContext: @unchecked Sendable {
     package let fullSlidingWindowCache: Bool
     /// The parameters it was created with (a draft model's context copies them).
     package let parameters: llama_context_params
+    /// A context whose cache follows this one's: every removal, prefix copy and clearing here is
+    /// done there too (a multi-token-prediction context, whose cells pair with this one's).
+    package weak var mirror: InferenceContext?
     /// Read by llama.cpp's abort callback while `llama_decode` runs.
     private let abortCondition = AbortCondition()
 
@@ -61,6 +64,7 @@ package final class InferenceContext: @unchecked Sendable {
 
     /// Forgets everything in the KV cache, of every sequence.
     package func clearMemory() {
+        mirror?.clearMemory()
         llama_memory_clear(memory, true)
     }
 
@@ -68,7 +72,8 @@ package final class InferenceContext: @unchecked Sendable {
     /// cut a sequence there.
     @discardableResult
     package func removePositions(of sequence: Int32, from start: Int) -> Bool {
-        llama_memory_seq_rm(memory, sequence, Int32(start), -1)
+        mirror?.removePositions(of: sequence, from: start)
+        return llama_memory_seq_rm(memory, sequence, Int32(start), -1)
     }
 
     /// Makes the positions `0..<count` of `source` also belong to `destination` (which must be
@@ -77,6 +82,7 @@ package final class InferenceContext: @unchecked Sendable {
     /// cut. False (and `destination` emptied) when they cannot be cut.
     @discardableResult
     package func sharePrefix(of source: Int32, with destination: Int32, count: Int) -> Bool {
+        mirror?.sharePrefix(of: source, with: destination, count: count)
         if parameters.kv_unified || sequenceCount == 1 {
             llama_memory_seq_cp(memory, source, destination, 0, Int32(count))
             return true
@@ -84,7 +90,7 @@ package final class InferenceContext: @unchecked Sendable {
         // Across streams llama.cpp copies only whole buffers (it asserts on a range).
         llama_memory_seq_cp(memory, source, destination, -1, -1)
         if llama_memory_seq_rm(memory, destination, Int32(count), -1) { return true }
-        llama_memory_seq_rm(memory, destination, -1, -1)
+        removePositions(of: destination, from: 0)
         return false
     }
 

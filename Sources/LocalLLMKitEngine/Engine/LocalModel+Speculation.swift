@@ -29,6 +29,7 @@ extension LocalModel.Configuration {
             case none
             case promptLookup(ngramLength: Int)
             case draftModel(URL)
+            case multiTokenPrediction
             case automatic
         }
 
@@ -65,10 +66,39 @@ extension LocalModel.Configuration {
             Speculation(source: .draftModel(url), maximumDraft: maximumDraft)
         }
 
-        /// Multi-token prediction when the model carries next-token-prediction layers, else
-        /// none. No model loadable here has such layers yet, so this is ``none`` in effect;
+        /// Multi-token prediction (llama.cpp's `draft-mtp`): the model's own next-token-prediction
+        /// layers (``GGUFFile/multiTokenPredictionLayers``, as in MiMo, GLM-4.5, DeepSeek-V3 or
+        /// Qwen3.5) draft from the hidden state of the token just decoded, in a context of their
+        /// own on the same weights. No second model, and drafts that follow the model closely.
+        /// A model without such layers, or a recurrent one, throws
+        /// ``LocalModel/Error/speculationUnsupported(reason:)`` at load.
+        /// - Parameter maximumDraft: the most tokens drafted for one step (llama.cpp's default, 3;
+        ///   a model with several chained prediction layers drafts at most that many).
+        public static func multiTokenPrediction(maximumDraft: Int = 3) -> Speculation {
+            Speculation(source: .multiTokenPrediction, maximumDraft: maximumDraft)
+        }
+
+        /// Multi-token prediction when the model carries next-token-prediction layers that
+        /// llama.cpp can run and its cache can drop a rejected draft, else none.
         /// ``LocalModel/speculationInEffect`` says what a loaded model uses.
         public static let automatic = Speculation(source: .automatic, maximumDraft: 0)
+
+        /// What this speculation means for the model in `file`: ``automatic`` becomes
+        /// ``multiTokenPrediction(maximumDraft:)`` or ``none``; the others stay.
+        /// - Throws: ``LocalModel/Error/speculationUnsupported(reason:)`` for multi-token
+        ///   prediction with a model that has no such layers.
+        package func resolved(for file: GGUFFile) throws -> Speculation {
+            switch source {
+            case .automatic:
+                return file.multiTokenPredictionLayers > 0 && !file.hasRecurrentLayers ? .multiTokenPrediction() : .none
+            case .multiTokenPrediction where file.multiTokenPredictionLayers == 0:
+                throw LocalModel.Error.speculationUnsupported(
+                    reason: "\(file.url.lastPathComponent) has no next-token-prediction layers that llama.cpp can run "
+                        + "(architecture \(file.architecture ?? "unknown"))")
+            default:
+                return self
+            }
+        }
 
         /// The draft model's file, for ``draftModel(at:maximumDraft:)``.
         public var draftModelURL: URL? {
@@ -79,16 +109,18 @@ extension LocalModel.Configuration {
         public var isEnabled: Bool {
             switch source {
             case .none, .automatic: false
-            case .promptLookup, .draftModel: true
+            case .promptLookup, .draftModel, .multiTokenPrediction: true
             }
         }
 
-        /// "none", "prompt lookup (3-grams, up to 16)", "draft model NAME (up to 8)" or "automatic".
+        /// "none", "prompt lookup (3-grams, up to 16 tokens)", "draft model NAME (up to 8 tokens)",
+        /// "multi-token prediction (up to 3 tokens)" or "automatic".
         public var description: String {
             switch source {
             case .none: "none"
             case .promptLookup(let length): "prompt lookup (\(length)-grams, up to \(maximumDraft) tokens)"
             case .draftModel(let url): "draft model \(url.lastPathComponent) (up to \(maximumDraft) tokens)"
+            case .multiTokenPrediction: "multi-token prediction (up to \(maximumDraft) tokens)"
             case .automatic: "automatic"
             }
         }

@@ -34,6 +34,9 @@ public actor LocalModel {
     public nonisolated let file: GGUFFile
     /// The configuration the model was loaded with.
     public nonisolated let configuration: Configuration
+    /// ``configuration`` as it applies to this model: its speculation resolved
+    /// (``Configuration/Speculation/automatic`` becomes what the file supports).
+    package nonisolated let effectiveConfiguration: Configuration
     /// The context length in tokens (prompt plus answer).
     public nonisolated let contextLength: Int
     /// How long loading took.
@@ -56,11 +59,12 @@ public actor LocalModel {
         executor.asUnownedSerialExecutor()
     }
 
-    private init(url: URL, file: GGUFFile, configuration: Configuration, handle: ModelHandle, draftHandle: ModelHandle?,
-                 executor: EngineExecutor, loadDuration: Duration) {
+    private init(url: URL, file: GGUFFile, configuration: Configuration, effectiveConfiguration: Configuration,
+                 handle: ModelHandle, draftHandle: ModelHandle?, executor: EngineExecutor, loadDuration: Duration) {
         self.url = url
         self.file = file
         self.configuration = configuration
+        self.effectiveConfiguration = effectiveConfiguration
         self.handle = handle
         self.draftHandle = draftHandle
         self.tokenizer = Tokenizer(handle: handle)
@@ -101,16 +105,18 @@ public actor LocalModel {
         do {
             let clock = ContinuousClock()
             let start = clock.now
-            let (file, handle, draft) = try await executor.run {
+            let (file, effective, handle, draft) = try await executor.run {
                 let file = try GGUFFile(modelAt: url)
                 // Values that pass ggml's reader can still abort llama.cpp: check them first
                 // (for a split model, against the tensors of all its parts).
                 try file.checkLoadability()
-                let handle = try loadWeights(file: file, configuration: configuration)
-                return (file, handle, try loadDraft(for: handle, configuration: configuration))
+                var effective = configuration
+                effective.speculation = try configuration.speculation.resolved(for: file)
+                let handle = try loadWeights(file: file, configuration: effective)
+                return (file, effective, handle, try loadDraft(for: handle, configuration: effective))
             }
-            return LocalModel(url: url, file: file, configuration: configuration, handle: handle, draftHandle: draft,
-                              executor: executor, loadDuration: clock.now - start)
+            return LocalModel(url: url, file: file, configuration: configuration, effectiveConfiguration: effective,
+                              handle: handle, draftHandle: draft, executor: executor, loadDuration: clock.now - start)
         } catch {
             executor.shutDown()
             throw error
@@ -145,6 +151,8 @@ public actor LocalModel {
             parameters.n_gpu_layers = LlamaRuntime.supportsGPUOffload ? -1 : 0
         }
         parameters.use_extra_bufts = configuration.repacksWeightsInEffect
+        // The next-token-prediction layers are left out of memory unless multi-token prediction uses them.
+        parameters.load_mtp = configuration.speculation.source == .multiTokenPrediction
         let (model, errors) = LlamaLog.collectingErrors { () -> OpaquePointer? in
             guard file.partURLs.count > 1 else { return llama_model_load_from_file(url.path, parameters) }
             // The very parts that were checked, rather than names llama.cpp derives again.
@@ -171,7 +179,7 @@ public actor LocalModel {
                                       fullSlidingWindowCache: configuration.usesFullSlidingWindowCache, sequences: sequences)
         let scheduler = BatchScheduler(context: context, tokenizer: tokenizer, executor: executor,
                                        queueLimit: configuration.maximumQueuedRequests,
-                                       defersText: configuration.defersTextWorkInEffect,
+                                       defersText: effectiveConfiguration.defersTextWorkInEffect,
                                        speculator: try makeSpeculator(for: context))
         batchScheduler = scheduler
         sharedContextCount += 1
@@ -179,9 +187,10 @@ public actor LocalModel {
     }
 
     /// The speculator of the configuration's speculation over `context`, with the draft model's
-    /// own context (as many sequences and cells); nil without speculation.
+    /// own context, or the MTP context of this model (as many sequences and cells); nil without
+    /// speculation.
     private func makeSpeculator(for context: InferenceContext) throws -> Speculator? {
-        let speculation = configuration.speculation
+        let speculation = effectiveConfiguration.speculation
         guard speculation.isEnabled else { return nil }
         var draftContext: InferenceContext?
         if let draftHandle {
@@ -189,6 +198,15 @@ public actor LocalModel {
             // Any prefix the draft context keeps must still be whole: no sliding window drops cells.
             parameters.swa_full = true
             draftContext = try InferenceContext(model: draftHandle, parameters: parameters)
+        } else if speculation.source == .multiTokenPrediction {
+            var parameters = context.parameters
+            parameters.ctx_type = LLAMA_CONTEXT_TYPE_MTP
+            parameters.n_rs_seq = 0
+            parameters.ctx_other = context.pointer
+            // One draft position per sequence and step, as llama.cpp's own MTP context.
+            parameters.n_outputs_max = UInt32(context.sequenceCount)
+            parameters.n_outputs_max_per_seq = 1
+            draftContext = try InferenceContext(model: handle, parameters: parameters)
         }
         return try Speculator(speculation, target: context, draft: draftContext,
                               draftPath: speculation.draftModelURL?.path)
@@ -197,7 +215,7 @@ public actor LocalModel {
     /// The speculation generation uses: the configuration's, with ``Configuration/Speculation/automatic``
     /// resolved for this model.
     public nonisolated var speculationInEffect: Configuration.Speculation {
-        configuration.speculation.isEnabled ? configuration.speculation : .none
+        effectiveConfiguration.speculation
     }
 
     /// The longest prefix of `tokens` that a new request would take from the cache now.

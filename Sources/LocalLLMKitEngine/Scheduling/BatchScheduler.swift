@@ -180,6 +180,7 @@ package final class BatchScheduler: @unchecked Sendable {
             }
             return
         }
+        speculator?.didDecode(entries)
         var draws: [SamplingDraw] = []
         for (batchIndex, entry) in entries.enumerated() {
             let index = Int(entry.sequence)

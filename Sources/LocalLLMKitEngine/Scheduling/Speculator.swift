@@ -2,13 +2,21 @@ import CLlama
 import CLlamaEngineBridge
 
 /// Drafts tokens for the ``BatchScheduler``'s generating sequences through llama.cpp's
-/// `common_speculative`: from n-grams of each sequence's own tokens, or from a draft model's
-/// context with as many sequences as the target's.
+/// `common_speculative`: from n-grams of each sequence's own tokens, from a draft model's
+/// context with as many sequences as the target's, or from the model's own
+/// next-token-prediction layers in a multi-token-prediction (MTP) context.
 ///
 /// A draft model's context follows the target's cache lazily: before each draft, every sequence
 /// drafted for is brought to the tokens the target holds (the common prefix kept, the rest
 /// decoded), so that what the scheduler does to the target's cache (prefix sharing, restored
 /// states, rejected drafts) never needs mirroring.
+///
+/// An MTP context cannot catch up later: its cells pair each token with the target's hidden
+/// state of the token before, which the target keeps only until its next decode. So it sees
+/// every batch right after the target decoded it (``didDecode(_:)``), and it is the target's
+/// ``InferenceContext/mirror``: whatever the scheduler removes from or copies within the target's
+/// cache, it removes or copies there too. A restored sequence has no such cells; its drafts
+/// then see less context until it has generated, which costs acceptance, never tokens.
 ///
 /// Not thread-safe: it lives in the scheduler, on the model's ``EngineExecutor``.
 package final class Speculator {
@@ -27,7 +35,9 @@ package final class Speculator {
     /// The most tokens drafted for one step.
     package let maximumDraft: Int
     private let draft: InferenceContext?
-    /// What the draft context holds for each sequence, from position 0 on.
+    /// Whether the draft context is an MTP context of the target's own model.
+    private let predictsWithModelLayers: Bool
+    /// What a draft model's context holds for each sequence, from position 0 on.
     private var drafted: [[Int32]]
 
     /// A speculator over `target`'s sequences.
@@ -44,6 +54,8 @@ package final class Speculator {
             ngram = Int32(length)
         case .draftModel:
             kind = Int32(LLMKIT_SPECULATOR_DRAFT_MODEL)
+        case .multiTokenPrediction:
+            kind = Int32(LLMKIT_SPECULATOR_MTP)
         case .none, .automatic:
             throw LocalModel.Error.invalidOption(name: "speculation", reason: "\(speculation) drafts nothing")
         }
@@ -58,7 +70,9 @@ package final class Speculator {
         self.pointer = made
         self.maximumDraft = speculation.maximumDraft
         self.draft = draft
+        self.predictsWithModelLayers = speculation.source == .multiTokenPrediction
         self.drafted = Array(repeating: [], count: target.sequenceCount)
+        if predictsWithModelLayers { target.mirror = draft }
     }
 
     deinit {
@@ -67,6 +81,7 @@ package final class Speculator {
 
     /// Tells the speculator that `sequence` starts generating after `prompt`.
     package func begin(_ sequence: Int32, prompt: [Int32]) {
+        guard !predictsWithModelLayers else { return }    // MTP only checks that the prompt was seen: it is not yet
         var error: llmkit_error?
         if !llmkit_speculator_begin(pointer, sequence, prompt, Int32(prompt.count), &error) {
             _ = Bridge.take(error)         // only n-gram maps keep state here, and none is used
@@ -78,7 +93,7 @@ package final class Speculator {
     ///   decode; the scheduler then steps without drafts.
     package func drafts(for requests: [Request]) throws -> [[Int32]] {
         guard !requests.isEmpty else { return [] }
-        if draft != nil { try catchUp(requests) }
+        if draft != nil, !predictsWithModelLayers { try catchUp(requests) }
         let stride = maximumDraft
         var output = [Int32](repeating: 0, count: requests.count * stride)
         var counts = [Int32](repeating: 0, count: requests.count)
@@ -86,10 +101,15 @@ package final class Speculator {
         let succeeded = withBridgeRequests(requests) { bridged in
             llmkit_speculator_draft(pointer, bridged, Int32(bridged.count), &output, Int32(stride), &counts, &error)
         }
+        if predictsWithModelLayers, let draft {
+            // Drafting left the draft's cells in the MTP context, from the last token's position
+            // on; the step decodes those positions, and ``didDecode(_:)`` adds what it decoded.
+            for request in requests { draft.removePositions(of: request.sequence, from: request.history.count) }
+        }
         guard succeeded else {
             throw LocalModel.Error.decodeFailed(code: -1, reason: "drafting failed: \(Bridge.take(error) ?? "unknown")")
         }
-        if let draft {
+        if let draft, !predictsWithModelLayers {
             // The draft context now holds the last token and the draft up to what it decoded.
             for (offset, request) in requests.enumerated() {
                 let tokens = request.history + [request.lastToken] + output[(offset * stride)..<(offset * stride + Int(counts[offset]))]
@@ -97,6 +117,20 @@ package final class Speculator {
             }
         }
         return requests.indices.map { Array(output[($0 * stride)..<($0 * stride + Int(counts[$0]))]) }
+    }
+
+    /// Shows an MTP context the batch the target has just decoded (nothing for other kinds).
+    /// When it cannot follow, the sequences of that batch lose their MTP cells, and their drafts
+    /// see less context from then on.
+    package func didDecode(_ entries: [InferenceContext.Entry]) {
+        guard predictsWithModelLayers, let draft, !entries.isEmpty else { return }
+        var error: llmkit_error?
+        let ok = llmkit_speculator_process(pointer, entries.map(\.token), entries.map { Int32($0.position) },
+                                           entries.map(\.sequence), Int32(entries.count), &error)
+        if !ok {
+            _ = Bridge.take(error)
+            for sequence in Set(entries.map(\.sequence)) { draft.removePositions(of: sequence, from: 0) }
+        }
     }
 
     /// Tells the speculator that the target accepted `count` tokens of the last draft for `sequence`.

@@ -22,6 +22,12 @@ enum ReferenceModel {
         try cached("qwen2.5-coder-0.5b-instruct-q2_k.gguf")
     }
 
+    /// The multi-token-prediction model of the tests: a small mimo2 with one next-token-prediction
+    /// layer and random weights shaped so that most drafts are right (scripts/synth-mtp-model).
+    static func multiTokenPredictionURL() throws -> URL {
+        try cached("synthetic-mimo2-mtp.gguf")
+    }
+
     /// all-MiniLM-L6-v2 (F16, converted by the bootstrap): the embedding model of the tests.
     static func embeddingURL() throws -> URL {
         try cached("embedding.gguf")
