@@ -10,7 +10,8 @@ the same way). Reported per kind of task: plain, speculative, speedup (speculati
 the acceptance rate, and llmkit's speculative t/s over llama-server's.
 
 Both tools keep the weights as the file has them (llmkit with speculation, and llama-server
-with --no-repack), threads --threads, one sequence, a 4096-token context.
+with --no-repack), threads --threads, --gpu-layers layers on a GPU (default 0), one sequence,
+a 4096-token context.
 
 Usage:
   bench/speculative.py --lookup [--draft-max 16] [--model GGUF]
@@ -34,7 +35,7 @@ def free_port():
 
 def llmkit_run(args):
     command = [args.llmkit, "bench", "--speculative", "--json", "-m", args.model, "-t", str(args.threads),
-               "-r", str(args.runs), "--max-tokens", str(args.max_tokens), "-c", "4096"]
+               "-r", str(args.runs), "--max-tokens", str(args.max_tokens), "-c", "4096", "-ngl", str(args.gpu_layers)]
     command += ["--draft-model", args.draft_model] if args.draft_model else ["--mtp"] if args.mtp else ["--lookup"]
     command += ["--draft-max", str(args.draft_max)]
     if args.tasks:
@@ -49,11 +50,11 @@ def llmkit_run(args):
 class Server:
     def __init__(self, args, speculative):
         self.port = free_port()
-        command = [os.path.join(PREFIX, "bin", "llama-server"), "-m", args.model, "--port", str(self.port),
-                   "-t", str(args.threads), "-c", "4096", "-np", "1", "--no-webui", "--no-repack", "-ngl", "0"]
+        command = [os.path.join(args.prefix, "bin", "llama-server"), "-m", args.model, "--port", str(self.port),
+                   "-t", str(args.threads), "-c", "4096", "-np", "1", "--no-webui", "--no-repack", "-ngl", str(args.gpu_layers)]
         if speculative and args.draft_model:
             command += ["--spec-type", "draft-simple", "-md", args.draft_model, "--spec-draft-n-max", str(args.draft_max),
-                        "-ngld", "0", "-td", str(args.threads)]
+                        "-ngld", str(args.gpu_layers), "-td", str(args.threads)]
         elif speculative and args.mtp:
             command += ["--spec-type", "draft-mtp", "--spec-draft-n-max", str(args.draft_max), "--spec-draft-p-min", "0"]
         elif speculative:
@@ -120,6 +121,8 @@ def main():
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--gpu-layers", type=int, default=0, help="layers on the GPU for both tools (default 0: CPU)")
+    parser.add_argument("--prefix", default=PREFIX, help="where llama-server is installed")
     parser.add_argument("--llmkit", default=os.path.join(ROOT, ".build", "release", "llmkit"))
     parser.add_argument("--tasks", help="kinds or names of tasks, comma-separated (default: all)")
     parser.add_argument("--json")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|save|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|save|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -17,6 +17,10 @@
 #           where llmkit's time to first content goes, --trace)
 #   steps   where a generation step's time goes on the 7B-shaped model (llmkit bench --parallel
 #           --step-times, B = 1, 8, 16, 32), next to llama-batched-bench's time per step
+#   speculative  bench/speculative.py with all layers on the GPU: prompt lookup on SmolLM2-135M-Instruct
+#           (the real model, carried in parts as .gpu-smol/part-* since a call carries 64 MiB at most) on
+#           the editing, extraction and quoting tasks, and multi-token prediction on the synthetic mimo2
+#           that scripts/synth-mtp-model writes there, each against llama-server's own
 #   save    the built prefix, xz-compressed in 15 MiB parts, to $OUT: put the parts in
 #           .gpu-payload/ (package.sh keeps them) and the next build phase unpacks them instead
 #           of building llama.cpp again (about 5 minutes of the GPU machine)
@@ -135,6 +139,29 @@ phase_steps() {
     } | tee "$out/steps-synth-7b-q4_0.md"
 }
 
+phase_speculative() {
+    libraries
+    local smol="$work/smollm2-135m-instruct-q4_1.gguf" mtp="$work/synthetic-mimo2-mtp.gguf" threads
+    threads="$(nproc)"
+    if [ ! -f "$smol" ]; then
+        cat "$root"/.gpu-smol/part-* > "$smol.partial"
+        echo "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53  $smol.partial" | sha256sum -c --quiet \
+            || { rm -f "$smol.partial"; echo "SmolLM2's parts do not add up to the model" >&2; exit 1; }
+        mv "$smol.partial" "$smol"
+    fi
+    if [ ! -f "$mtp" ]; then
+        [ -d "$work/python-gguf" ] || { mkdir -p "$work/python-gguf" && tar -C "$work/python-gguf" -xJf "$payload/python-gguf.tar.xz"; }
+        PYTHONPATH="$work/python-gguf" python3 "$root/scripts/synth-mtp-model" --tokenizer "$smol" --output "$mtp" >&2
+    fi
+    log "speculative decoding on the GPU (${LLMKIT_GPU_SPEC_PAIRS:-2} ABBA pairs)"
+    python3 "$root/bench/speculative.py" --lookup --model "$smol" --prefix "$work/prefix" --llmkit "$work/llmkit" \
+        --threads "$threads" --gpu-layers 999 --pairs "${LLMKIT_GPU_SPEC_PAIRS:-2}" --tasks editing,extraction,quoting \
+        --json "$out/speculative-lookup-smollm2.json" | tee "$out/speculative-lookup-smollm2.md"
+    python3 "$root/bench/speculative.py" --mtp --model "$mtp" --prefix "$work/prefix" --llmkit "$work/llmkit" \
+        --threads "$threads" --gpu-layers 999 --pairs "${LLMKIT_GPU_SPEC_PAIRS:-2}" --max-tokens 128 \
+        --json "$out/speculative-mtp-synthetic.json" | tee "$out/speculative-mtp-synthetic.md"
+}
+
 phase_save() {
     log "packing the prefix"
     tar -C "$work" -cf - prefix | xz -T0 -6 | split -b 15M - "$out/gpu-prefix.tar.xz.part-"
@@ -148,8 +175,9 @@ case "$phase" in
     bench) phase_bench ;;
     batched) phase_batched ;;
     serve) phase_serve ;;
+    speculative) phase_speculative ;;
     steps) phase_steps ;;
     save) phase_save ;;
     all) phase_env; phase_build; phase_models; phase_bench; phase_batched; phase_serve ;;
-    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|save|all]" >&2; exit 2 ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|save|all]" >&2; exit 2 ;;
 esac

@@ -6,6 +6,7 @@
 #   gemma-header.xz    the default model's bytes before its tensor data
 #   synth_llama_gguf.py  the 7B-shaped model generator (from ../shared/bench)
 #   fallback-libs/     this machine's libxml2 (and its ICU), used there only if missing
+#   python-gguf.tar.xz PyPI's gguf and what it imports (pure Python), for scripts/synth-mtp-model
 # Run it here, after scripts/bootstrap.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -22,7 +23,7 @@ if [ ! -e /usr/lib/x86_64-linux-gnu/libcurl.so ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcurl4-openssl-dev >/dev/null
 fi
 swift build -c release --static-swift-stdlib --scratch-path "${TMPDIR:-/tmp}/llmkit-static-build" \
-    --product llmkit -Xlinker -lcurl 2>&1 | grep -E "error|warning: |Compiling|Build complete" | tail -3
+    --product llmkit -Xlinker -lcurl 2>&1 | { grep -E "error|warning: |Compiling|complete" || true; } | tail -3
 binary="${TMPDIR:-/tmp}/llmkit-static-build/release/llmkit"
 strip -o "$payload/llmkit" "$binary"
 xz -T0 -6 "$payload/llmkit"
@@ -34,6 +35,9 @@ tar -C "$(dirname "$src")" -cJf "$payload/llama-src.tar.xz" \
     --exclude='llama.cpp/examples' --exclude='llama.cpp/media' --exclude='llama.cpp/benches' \
     --exclude='llama.cpp/gguf-py' --exclude='llama.cpp/tools/ui/src' --exclude='llama.cpp/tools/ui/tests' \
     --exclude='llama.cpp/tools/ui/static' --exclude='llama.cpp/.git*' llama.cpp
+
+# The bootstrap's gguf 0.19.0 and the pure-Python packages it imports (numpy is on the GPU machine).
+tar -C "$cache/python-convert" -cJf "$payload/python-gguf.tar.xz" gguf yaml tqdm requests urllib3 idna certifi charset_normalizer
 
 head -c 6525120 "$cache/models/gemma.gguf" | xz -T0 -6 > "$payload/gemma-header.xz"
 cp /work/shared/bench/synth_llama_gguf.py "$payload/" 2>/dev/null || cp "$root/../shared/bench/synth_llama_gguf.py" "$payload/"
