@@ -35,7 +35,7 @@ enum ChatCommand {
         \(commandHelp)
         """,
         valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--stats", "--json"]),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--stats", "--json", "--fit"]),
         repeatableOptions: ["--stop"],
         aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 }
     )

@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|embed|info|bench|serve|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|embed|info|fit|bench|serve|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
 
     /// The commands in the overview's order, with the line it shows for each.
     static let overview: [(name: String, summary: String)] = [
@@ -13,6 +13,7 @@ enum LLMKitCommand {
         ("prompt", "print the prompt text a chat template renders for a list of messages"),
         ("embed", "print sentence vectors (JSONL) of texts or stdin lines, with an embedding model"),
         ("info", "show a GGUF file's metadata without loading its weights"),
+        ("fit", "plan how a model fits this machine's memory: context, GPU layers, memory per device"),
         ("bench", "measure prompt and generation throughput (llama-bench's method)"),
         ("serve", "serve models over OpenAI's HTTP API (chat, completions, models, metrics)"),
         ("pull", "download a model into the library (resumable, verified)"),
@@ -49,7 +50,7 @@ enum LLMKitCommand {
     static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
         ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
-        EmbedCommand.spec,
+        EmbedCommand.spec, FitCommand.spec,
     ].map { ($0.name, $0) })
 
     static func main() async {
@@ -103,6 +104,7 @@ enum LLMKitCommand {
             case CompletionCommand.spec.name: return try await CompletionCommand.run(parsed)
             case ServeCommand.spec.name: return try await ServeCommand.run(parsed)
             case EmbedCommand.spec.name: return try await EmbedCommand.run(parsed)
+            case FitCommand.spec.name: return try await FitCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }
         } catch let error as UsageError {

@@ -18,6 +18,8 @@ enum ModelOptions {
       -c, --context N      context length in tokens (default: training length, at most 4096); also --ctx-size
       -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only);
                            also --n-gpu-layers
+      --fit                fit the context length and GPU layers not given to the memory free on this
+                           machine (llama.cpp's fitting; `llmkit fit` shows the plan)
       -v, --verbose        show llama.cpp's log on stderr
     """
 
@@ -53,6 +55,7 @@ enum ModelOptions {
         configuration.contextLength = try arguments.integer("--context", in: 1...(1 << 24))
         configuration.gpuLayers = try arguments.integer("--gpu-layers", in: 0...100_000)
         if arguments.has("--kv-unified") { configuration.cacheLayout = .unified }
+        if arguments.has("--fit") { configuration.memoryFit = .automatic }
         return configuration
     }
 

@@ -33,7 +33,7 @@ enum RunCommand {
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
         valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions).union(["--prompt", "--prompt-file"]),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats"]),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats", "--fit"]),
         repeatableOptions: ["--stop"],
         maximumPositionals: 1
     )

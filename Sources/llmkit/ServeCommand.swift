@@ -27,6 +27,8 @@ enum ServeCommand {
           -c, --context N      context length per request, in tokens (default: training length, at most 4096)
           -t, --threads N      CPU threads
           -ngl, --gpu-layers N layers to offload to the GPU
+          --fit                fit the context length and GPU layers not given to the memory free on this
+                               machine, for each model (`llmkit fit` shows the plan)
         \(SpeculationFlags.help)
                                (for every model that generates; an embedding model is served as it is)
           --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
@@ -46,7 +48,7 @@ enum ServeCommand {
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
                        "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain"]),
-        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified"]),
+        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--fit"]),
         repeatableOptions: ["--model"],
         aliases: ["-np": "--parallel"]
     )

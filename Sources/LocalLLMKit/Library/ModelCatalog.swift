@@ -83,19 +83,13 @@ public enum ModelCatalog {
             .max { $0.recommendedMemoryBytes < $1.recommendedMemoryBytes }
     }
 
-    /// ``recommended(forMemory:)`` for this machine's memory that is available now (`MemAvailable`
-    /// on Linux, else the physical memory), and that memory.
+    /// ``recommended(forMemory:)`` for the memory this machine has free for a model now: the free
+    /// memory of its GPUs when it has any (where the layers go), else the memory available to
+    /// new allocations (`MemAvailable` on Linux, else the physical memory); and that memory.
     public static func recommendedForThisMachine() -> (entry: ModelCatalog.Entry?, memoryBytes: Int64) {
-        let memory = availableMemoryBytes() ?? Int64(clamping: ProcessInfo.processInfo.physicalMemory)
+        let gpus = ComputeDevice.gpus
+        let memory = gpus.isEmpty ? SystemMemory.availableBytes : gpus.map(\.freeMemory).reduce(0, +)
         return (recommended(forMemory: memory), memory)
-    }
-
-    /// `MemAvailable` from /proc/meminfo, in bytes, when it can be read.
-    static func availableMemoryBytes() -> Int64? {
-        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
-              let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) else { return nil }
-        return kibibytes.multipliedReportingOverflow(by: 1024).overflow ? nil : kibibytes * 1024
     }
 
     /// The entry with this id.

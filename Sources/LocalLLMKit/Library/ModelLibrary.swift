@@ -35,18 +35,7 @@ public actor ModelLibrary {
     /// The default folder: `$LLMKIT_HOME/models`, else `~/.local/share/llmkit/models` on Linux
     /// and `Application Support/LocalLLMKit/models` on Apple platforms.
     public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let home = environment["LLMKIT_HOME"], !home.isEmpty {
-            return URL(filePath: home).appending(path: "models")
-        }
-        #if os(Linux)
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : URL(filePath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share")
-        return base.appending(path: "llmkit/models")
-        #else
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.homeDirectoryForCurrentUser
-        return support.appending(path: "LocalLLMKit/models")
-        #endif
+        DataLocation.folder(environment: environment).appending(path: "models")
     }
 
     /// Opens (and creates on first write) the library at `root`.

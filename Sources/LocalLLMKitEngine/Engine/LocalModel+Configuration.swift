@@ -52,6 +52,10 @@ extension LocalModel {
         /// loaded with `false` and no speculation generates the same greedy tokens (see
         /// ``Speculation``). On this project's test CPU repacking changed no measurable speed.
         public var repacksWeights: Bool?
+        /// Fits a nil ``contextLength`` and a nil ``gpuLayers`` to the memory free on this machine
+        /// (see ``MemoryFit``); nil (the default): the training length capped at
+        /// ``defaultContextLength``, and every layer on a GPU when there is one.
+        public var memoryFit: MemoryFit?
         /// Whether the text work of a step's tokens runs once the next step is queued (see
         /// ``BatchScheduler``); nil: where layers are offloaded to a GPU, on which `llama_decode`
         /// returns before the work is done. Tests set it to run that order on the CPU too.
@@ -71,7 +75,8 @@ extension LocalModel {
             maximumQueuedRequests: Int = 64,
             usesFullSlidingWindowCache: Bool = true,
             speculation: Speculation = .none,
-            repacksWeights: Bool? = nil
+            repacksWeights: Bool? = nil,
+            memoryFit: MemoryFit? = nil
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -86,6 +91,7 @@ extension LocalModel {
             self.usesFullSlidingWindowCache = usesFullSlidingWindowCache
             self.speculation = speculation
             self.repacksWeights = repacksWeights
+            self.memoryFit = memoryFit
         }
 
         /// Whether the CPU repacks weights (see ``repacksWeights``).
@@ -139,6 +145,7 @@ extension LocalModel {
                 throw fail("maximumQueuedRequests", "\(maximumQueuedRequests) is not between 0 and \(1 << 20)")
             }
             try speculation.validate()
+            try memoryFit?.validate()
         }
     }
 }

@@ -55,6 +55,11 @@ extension LocalModel {
         /// Speculation cannot work with this model: `reason` says why (a recurrent model's
         /// cache cannot drop a rejected draft).
         case speculationUnsupported(reason: String)
+        /// With ``Configuration/MemoryFit``: the model does not fit this machine's memory even at
+        /// the smallest context and with the fewest GPU layers fitting may choose. `device` is
+        /// the one that runs out (`Host` for the machine's memory); `required` is what it would
+        /// hold, margin included, and `available` what it has (bytes).
+        case insufficientMemory(path: String, device: String, required: Int64, available: Int64)
     }
 }
 
@@ -103,6 +108,9 @@ extension LocalModel.Error: LocalizedError {
             return "draft model \(path) cannot draft for this model: \(reason)"
         case .speculationUnsupported(let reason):
             return "speculative decoding cannot work with this model: \(reason)"
+        case .insufficientMemory(let path, let device, let required, let available):
+            return "model \(path) does not fit in memory: \(device) would need \(mebibytes(required)) (its margin included), "
+                + "but has \(mebibytes(available)) available"
         }
     }
 }

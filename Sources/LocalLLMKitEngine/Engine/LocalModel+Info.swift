@@ -28,6 +28,6 @@ extension LocalModel {
         guard LlamaRuntime.supportsGPUOffload, ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU) != nil
                 || ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_IGPU) != nil else { return 0 }
         let available = Int(llama_model_n_layer(handle.pointer)) + 1
-        return min(configuration.gpuLayers ?? available, available)
+        return min(effectiveConfiguration.gpuLayers ?? available, available)
     }
 }

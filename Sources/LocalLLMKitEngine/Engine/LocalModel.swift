@@ -35,8 +35,11 @@ public actor LocalModel {
     /// The configuration the model was loaded with.
     public nonisolated let configuration: Configuration
     /// ``configuration`` as it applies to this model: its speculation resolved
-    /// (``Configuration/Speculation/automatic`` becomes what the file supports).
+    /// (``Configuration/Speculation/automatic`` becomes what the file supports), and with a
+    /// ``Configuration/memoryFit``, the context length and GPU layers of ``memoryPlan``.
     package nonisolated let effectiveConfiguration: Configuration
+    /// With ``Configuration/memoryFit``: how the model was fitted to memory, and why; nil without.
+    public nonisolated let memoryPlan: MemoryPlan?
     /// The context length in tokens (prompt plus answer).
     public nonisolated let contextLength: Int
     /// How long loading took.
@@ -60,15 +63,17 @@ public actor LocalModel {
     }
 
     private init(url: URL, file: GGUFFile, configuration: Configuration, effectiveConfiguration: Configuration,
-                 handle: ModelHandle, draftHandle: ModelHandle?, executor: EngineExecutor, loadDuration: Duration) {
+                 memoryPlan: MemoryPlan?, handle: ModelHandle, draftHandle: ModelHandle?, executor: EngineExecutor,
+                 loadDuration: Duration) {
         self.url = url
         self.file = file
         self.configuration = configuration
         self.effectiveConfiguration = effectiveConfiguration
+        self.memoryPlan = memoryPlan
         self.handle = handle
         self.draftHandle = draftHandle
         self.tokenizer = Tokenizer(handle: handle)
-        self.contextLength = configuration.contextLength
+        self.contextLength = effectiveConfiguration.contextLength
             ?? min(file.trainingContextLength ?? Configuration.defaultContextLength, Configuration.defaultContextLength)
         self.executor = executor
         self.loadDuration = loadDuration
@@ -88,6 +93,10 @@ public actor LocalModel {
     /// The file's header is validated before llama.cpp sees it, so a missing,
     /// empty, truncated or foreign file, or one whose metadata llama.cpp would
     /// abort on (``GGUFFile/loadabilityProblem``), gives a typed error instead of an abort.
+    ///
+    /// With a ``Configuration/memoryFit``, the open context length and GPU layers are planned
+    /// first (``memoryPlan``), and the shared context is created before this returns; if it
+    /// cannot be created at the planned size, loading retries a tier smaller.
     /// - Parameters:
     ///   - url: a `.gguf` file.
     ///   - configuration: context length, threads, GPU layers and memory mapping.
@@ -97,30 +106,99 @@ public actor LocalModel {
     ///   ``LocalModel/Error/unloadableModelFile(path:key:value:reason:)``, ``LocalModel/Error/modelLoadFailed(path:reason:)``, ``LocalModel/Error/invalidOption(name:reason:)``
     ///   or ``LocalModel/Error/contextCreationFailed(reason:)``; with a draft model, the same for its
     ///   file, ``LocalModel/Error/incompatibleDraftModel(path:reason:)`` or
-    ///   ``LocalModel/Error/speculationUnsupported(reason:)``.
+    ///   ``LocalModel/Error/speculationUnsupported(reason:)``; with a ``Configuration/memoryFit``,
+    ///   ``LocalModel/Error/insufficientMemory(path:device:required:available:)`` before any
+    ///   weight is read.
     public static func load(from url: URL, configuration: Configuration = .init()) async throws -> LocalModel {
         try configuration.validate()
         LlamaRuntime.ensureInitialized()
-        let executor = EngineExecutor(name: "LocalLLMKit.\(url.lastPathComponent)")
+        let (file, resolved) = try await Task.detached {
+            let file = try GGUFFile(modelAt: url)
+            // Values that pass ggml's reader can still abort llama.cpp: check them first
+            // (for a split model, against the tensors of all its parts).
+            try file.checkLoadability()
+            var resolved = configuration
+            resolved.speculation = try configuration.speculation.resolved(for: file)
+            return (file, resolved)
+        }.value
+        guard let fit = configuration.memoryFit, configuration.contextLength == nil || configuration.gpuLayers == nil else {
+            return try await load(file: file, configuration: configuration, effective: resolved, plan: nil)
+        }
+        var plan = try await Task.detached { try MemoryPlanner.plan(file: file, configuration: resolved, fit: fit) }.value
+        while true {
+            if !plan.fits {
+                let tight = plan.tightestDevice
+                throw Error.insufficientMemory(path: url.path, device: tight?.name ?? "Host",
+                                               required: (tight?.used ?? 0) + plan.margin, available: tight?.availableMemory ?? 0)
+            }
+            var effective = resolved
+            effective.contextLength = plan.contextLength
+            effective.gpuLayers = plan.gpuLayers
+            do {
+                let model = try await load(file: file, configuration: configuration, effective: effective, plan: plan)
+                // Whether the planned context really can be made: now, not at the first request.
+                try await model.prepareSharedContext(failingAbove: fit.failsAboveContextLength)
+                return model
+            } catch let error as Error {
+                switch error {
+                case .contextCreationFailed(let reason), .modelLoadFailed(_, let reason):
+                    guard let smaller = try MemoryPlanner.reduced(plan, file: file, configuration: resolved, fit: fit,
+                                                                  reason: reason) else { throw error }
+                    plan = smaller
+                default:
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The memory plan for the model at `url`: what ``load(from:configuration:)`` with
+    /// `configuration`'s ``Configuration/memoryFit`` (``Configuration/MemoryFit/automatic``
+    /// without one) would choose, and what each device would hold. Reads the file's header and
+    /// measures without allocating; a plan that does not fit says so instead of throwing.
+    /// - Throws: the errors of reading and checking the file, or
+    ///   ``LocalModel/Error/modelLoadFailed(path:reason:)`` when llama.cpp cannot project it.
+    public static func memoryPlan(for url: URL, configuration: Configuration = .init()) async throws -> MemoryPlan {
+        try configuration.validate()
+        LlamaRuntime.ensureInitialized()
+        return try await Task.detached {
+            let file = try GGUFFile(modelAt: url)
+            try file.checkLoadability()
+            var resolved = configuration
+            resolved.speculation = try configuration.speculation.resolved(for: file)
+            return try MemoryPlanner.plan(file: file, configuration: resolved, fit: configuration.memoryFit ?? .automatic)
+        }.value
+    }
+
+    /// Loads `file`'s weights (and a draft model's) with `effective`, on a thread of its own.
+    private static func load(file: GGUFFile, configuration: Configuration, effective: Configuration,
+                             plan: MemoryPlan?) async throws -> LocalModel {
+        let executor = EngineExecutor(name: "LocalLLMKit.\(file.url.lastPathComponent)")
         do {
             let clock = ContinuousClock()
             let start = clock.now
-            let (file, effective, handle, draft) = try await executor.run {
-                let file = try GGUFFile(modelAt: url)
-                // Values that pass ggml's reader can still abort llama.cpp: check them first
-                // (for a split model, against the tensors of all its parts).
-                try file.checkLoadability()
-                var effective = configuration
-                effective.speculation = try configuration.speculation.resolved(for: file)
+            let (handle, draft) = try await executor.run {
                 let handle = try loadWeights(file: file, configuration: effective)
-                return (file, effective, handle, try loadDraft(for: handle, configuration: effective))
+                return (handle, try loadDraft(for: handle, configuration: effective))
             }
-            return LocalModel(url: url, file: file, configuration: configuration, effectiveConfiguration: effective,
-                              handle: handle, draftHandle: draft, executor: executor, loadDuration: clock.now - start)
+            return LocalModel(url: file.url, file: file, configuration: configuration, effectiveConfiguration: effective,
+                              memoryPlan: plan, handle: handle, draftHandle: draft, executor: executor,
+                              loadDuration: clock.now - start)
         } catch {
             executor.shutDown()
             throw error
         }
+    }
+
+    /// Creates the shared context now (it is otherwise made by the first request).
+    /// - Parameter limit: test seam: a context of more tokens per sequence fails, as an allocation would.
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
+    private func prepareSharedContext(failingAbove limit: Int?) throws {
+        guard file.generationProblem == nil else { return }     // an embedding model has no shared context
+        if let limit, contextLength > limit {
+            throw Error.contextCreationFailed(reason: "a context of \(contextLength) tokens per sequence failed (simulated)")
+        }
+        _ = try scheduler()
     }
 
     /// Loads the draft model of `configuration`'s speculation, checked like any model and
@@ -142,17 +220,7 @@ public actor LocalModel {
 
     private static func loadWeights(file: GGUFFile, configuration: Configuration) throws -> ModelHandle {
         let url = file.url
-        var parameters = llama_model_default_params()
-        if !configuration.usesMemoryMap { parameters.load_mode = LLAMA_LOAD_MODE_NONE }
-        parameters.vocab_only = configuration.vocabularyOnly
-        if let layers = configuration.gpuLayers {
-            parameters.n_gpu_layers = Int32(clamping: layers)
-        } else {
-            parameters.n_gpu_layers = LlamaRuntime.supportsGPUOffload ? -1 : 0
-        }
-        parameters.use_extra_bufts = configuration.repacksWeightsInEffect
-        // The next-token-prediction layers are left out of memory unless multi-token prediction uses them.
-        parameters.load_mtp = configuration.speculation.source == .multiTokenPrediction
+        let parameters = configuration.modelParameters()
         let (model, errors) = LlamaLog.collectingErrors { () -> OpaquePointer? in
             guard file.partURLs.count > 1 else { return llama_model_load_from_file(url.path, parameters) }
             // The very parts that were checked, rather than names llama.cpp derives again.
@@ -280,16 +348,8 @@ public actor LocalModel {
         guard (1...1024).contains(threadCount) else {
             throw LocalModel.Error.invalidOption(name: "threads", reason: "\(threadCount) is not between 1 and 1024")
         }
-        var parameters = llama_context_default_params()
-        parameters.n_ctx = UInt32(contextLength)
-        parameters.n_batch = UInt32(configuration.batchSize)
-        parameters.n_ubatch = UInt32(min(configuration.microBatchSize, configuration.batchSize))
-        parameters.n_seq_max = UInt32(sequences)
-        parameters.kv_unified = configuration.cacheLayout == .unified
-        parameters.n_threads = Int32(threadCount)
-        parameters.n_threads_batch = Int32(threadCount)
-        parameters.no_perf = false
-        parameters.swa_full = fullSlidingWindowCache
+        let parameters = configuration.contextParameters(contextLength: contextLength, sequences: sequences,
+                                                         fullSlidingWindowCache: fullSlidingWindowCache, threads: threadCount)
         return try InferenceContext(model: handle, parameters: parameters)
     }
 }
