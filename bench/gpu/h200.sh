@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|save|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|save|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -21,6 +21,8 @@
 #           (the real model, carried in parts as .gpu-smol/part-* since a call carries 64 MiB at most) on
 #           the editing, extraction and quoting tasks, and multi-token prediction on the synthetic mimo2
 #           that scripts/synth-mtp-model writes there, each against llama-server's own
+#   fit     llmkit fit on the 7B-shaped model as the GPU's free memory shrinks (--memory), and a load
+#           with the plan (run --fit)
 #   save    the built prefix, xz-compressed in 15 MiB parts, to $OUT: put the parts in
 #           .gpu-payload/ (package.sh keeps them) and the next build phase unpacks them instead
 #           of building llama.cpp again (about 5 minutes of the GPU machine)
@@ -162,6 +164,23 @@ phase_speculative() {
         --json "$out/speculative-mtp-synthetic.json" | tee "$out/speculative-mtp-synthetic.md"
 }
 
+phase_fit() {
+    libraries
+    local model="$work/synth-7b-q4_0.gguf"
+    log "fitting synth-7b-q4_0 to the GPU's memory"
+    {
+        for memory in "" 8G 5G 4G 3G 1G; do
+            echo "## llmkit fit ${memory:+--memory $memory}"
+            LLMKIT_HOME="$work/fit-home" "$work/llmkit" fit "$model" --context 4096 ${memory:+--memory $memory} || true
+            LLMKIT_HOME="$work/fit-home" "$work/llmkit" fit "$model" ${memory:+--memory $memory} --json \
+                | python3 -c 'import json,sys; p=json.load(sys.stdin); print("fitted:", p["context_length"], "tokens,", p["gpu_layers"], "of", p["layer_count"], "layers, fits", p["fits"])' || true
+            echo
+        done
+        echo "## llmkit run --fit"
+        LLMKIT_HOME="$work/fit-home" "$work/llmkit" run --fit -m "$model" -n 8 --temperature 0 --stats "Hello" 2>&1 | tail -n 4
+    } 2>&1 | tee "$out/fit-synth-7b-q4_0.md"
+}
+
 phase_save() {
     log "packing the prefix"
     tar -C "$work" -cf - prefix | xz -T0 -6 | split -b 15M - "$out/gpu-prefix.tar.xz.part-"
@@ -176,8 +195,9 @@ case "$phase" in
     batched) phase_batched ;;
     serve) phase_serve ;;
     speculative) phase_speculative ;;
+    fit) phase_fit ;;
     steps) phase_steps ;;
     save) phase_save ;;
     all) phase_env; phase_build; phase_models; phase_bench; phase_batched; phase_serve ;;
-    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|save|all]" >&2; exit 2 ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|save|all]" >&2; exit 2 ;;
 esac
