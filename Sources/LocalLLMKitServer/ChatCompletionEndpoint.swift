@@ -11,8 +11,9 @@ extension ModelServer {
         let conversation: Conversation
         do {
             let body = try RequestBody(exchange.body)
-            served = try servedModel(named: body.requiredString("model"))
-            try served.checkGenerates()
+            let entry = try servedModel(named: body.requiredString("model"))
+            try entry.checkGenerates()
+            served = try await entry.resolve()
             request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
                                                 templateThinks: served.template.supportsThinking)
             conversation = try Conversation(model: served.model, tools: request.tools, template: served.template,

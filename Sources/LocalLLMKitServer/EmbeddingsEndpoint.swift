@@ -12,8 +12,9 @@ extension ModelServer {
         let request: EmbeddingsRequest
         do {
             let body = try RequestBody(exchange.body)
-            served = try servedModel(named: body.requiredString("model"))
+            let entry = try servedModel(named: body.requiredString("model"))
             request = try EmbeddingsRequest(body)
+            served = try await entry.resolve()
             // A vector cannot be shortened: any other `dimensions` is refused before any work,
             // rather than answered with vectors of another length.
             let length = served.model.embeddingDimensions

@@ -41,6 +41,8 @@ extension ModelServer {
         case "/health": return Route(methods: ["GET"], needsKey: false) { server, exchange in server.health(exchange) }
         case "/metrics": return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.serveMetrics(exchange) }
         case "/v1/models": return Route(methods: ["GET"], needsKey: true) { server, exchange in server.listModels(exchange) }
+        case "/v1/ps", "/v1/api/ps":
+            return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.listLoadedModels(exchange) }
         case "/v1/chat/completions":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.chatCompletion(exchange) }
         case "/v1/completions":
@@ -89,7 +91,7 @@ extension ModelServer {
     }
 
     /// The served model a request names.
-    func servedModel(named id: String) throws(APIError) -> ServedModel {
+    func servedModel(named id: String) throws(APIError) -> ServedEntry {
         guard let served = models.first(where: { $0.id == id }) else {
             throw .notFound("The model '\(id)' does not exist; this server has \(models.map(\.id).joined(separator: ", ")).",
                             param: "model", code: "model_not_found")

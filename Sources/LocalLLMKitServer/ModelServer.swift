@@ -4,7 +4,7 @@ import Synchronization
 
 /// An OpenAI-compatible HTTP server over local models: `POST /v1/chat/completions` (streaming,
 /// tools, structured output), `POST /v1/completions`, `POST /v1/embeddings`, `GET /v1/models`,
-/// `GET /health` and `GET /metrics`. Any OpenAI client library can use it; it is what
+/// `GET /v1/ps` (the models loaded now), `GET /health` and `GET /metrics`. Any OpenAI client library can use it; it is what
 /// `llmkit serve` runs. An embedding model (BERT) answers `/v1/embeddings` only; its
 /// completions get a 400 that says so.
 ///
@@ -31,7 +31,10 @@ public final class ModelServer: Sendable {
         return URL(string: "http://\(host):\(port)/v1")!
     }
 
-    let models: [ServedModel]
+    let models: [ServedEntry]
+    /// Where models are loaded on demand (``init(sources:residency:configuration:)``); nil when
+    /// every model was loaded before.
+    let residency: LoadedModels?
     let metrics = ServerMetrics()
     private let listener = Mutex<HTTPListener?>(nil)
     private let requests = Mutex(RequestTable())
@@ -48,14 +51,40 @@ public final class ModelServer: Sendable {
     /// Starts serving `models` (id → model; clients name the id in `model`).
     /// - Throws: ``Error/invalidConfiguration(name:reason:)``, ``Error/invalidModelID(_:reason:)``,
     ///   ``Error/bindFailed(address:reason:)``, or the error of a model whose chat template cannot load.
-    public init(models: [String: LocalModel], configuration: Configuration = .init()) throws {
-        try configuration.validate()
-        guard !models.isEmpty else { throw Error.invalidModelID("", reason: "at least one model must be served") }
-        for id in models.keys where id.isEmpty || id.utf8.count > 256 || id.contains(where: { $0.isNewline || $0 == "\"" }) {
+    public convenience init(models: [String: LocalModel], configuration: Configuration = .init()) throws {
+        try Self.check(ids: Array(models.keys))
+        try self.init(entries: models.sorted { $0.key < $1.key }.map { try ServedEntry(id: $0.key, model: $0.value) },
+                      residency: nil, configuration: configuration)
+    }
+
+    /// Starts serving the models of `sources` (id → file and configuration), which `residency`
+    /// loads when a request needs one, and may unload by its policy (an idle model after its
+    /// keep-alive; the least recently used idle one when another needs the memory). `GET /v1/ps`
+    /// lists what is loaded.
+    /// - Throws: the errors of ``init(models:configuration:)``, or of reading a source's file.
+    public convenience init(sources: [String: Source], residency: LoadedModels = .shared,
+                            configuration: Configuration = .init()) async throws {
+        try Self.check(ids: Array(sources.keys))
+        let entries = try sources.sorted { $0.key < $1.key }.map {
+            try ServedEntry(id: $0.key, source: $0.value, residency: residency)
+        }
+        // What the server read from a model goes when the residency unloads it.
+        await residency.onUnload { model in entries.forEach { $0.forget(model) } }
+        try self.init(entries: entries, residency: residency, configuration: configuration)
+    }
+
+    private static func check(ids: [String]) throws {
+        guard !ids.isEmpty else { throw Error.invalidModelID("", reason: "at least one model must be served") }
+        for id in ids where id.isEmpty || id.utf8.count > 256 || id.contains(where: { $0.isNewline || $0 == "\"" }) {
             throw Error.invalidModelID(id, reason: "an id has 1 to 256 characters, without quotes or line breaks")
         }
+    }
+
+    private init(entries: [ServedEntry], residency: LoadedModels?, configuration: Configuration) throws {
+        try configuration.validate()
         self.configuration = configuration
-        self.models = try models.sorted { $0.key < $1.key }.map { try ServedModel(id: $0.key, model: $0.value) }
+        self.models = entries
+        self.residency = residency
         let limits = HTTPListener.Limits(maximumBodyBytes: configuration.maximumBodyBytes,
                                          requestTimeout: configuration.requestTimeout, ioTimeout: configuration.ioTimeout,
                                          keepAliveTimeout: .seconds(5), workerThreads: configuration.maximumConnections)
@@ -128,9 +157,10 @@ public final class ModelServer: Sendable {
 
     /// The metrics label of a path (bounded: unknown paths share one label).
     static func endpointLabel(_ path: String) -> String {
-        let known = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models", "/health", "/metrics"]
+        let known = ["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/models", "/v1/ps", "/health", "/metrics"]
         let normalized = path.hasPrefix("/v1/") || ["/health", "/metrics"].contains(path) ? path : "/v1" + path
         if normalized.hasPrefix("/v1/models/") { return "/v1/models" }
+        if normalized == "/v1/api/ps" { return "/v1/ps" }
         return known.contains(normalized) ? normalized : "other"
     }
 }

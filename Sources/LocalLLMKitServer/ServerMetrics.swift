@@ -99,7 +99,7 @@ extension ModelServer {
     /// `GET /metrics`.
     func serveMetrics(_ exchange: HTTPExchange) async -> Int {
         var loads: [ServerMetrics.ModelLoad] = []
-        for served in models {
+        for served in models.compactMap(\.loaded) {
             let model = served.model
             let (waiting, busy) = await model.loadNumbers()
             loads.append(.init(id: served.id, waiting: waiting, busy: busy, sequences: model.configuration.parallelSequences))

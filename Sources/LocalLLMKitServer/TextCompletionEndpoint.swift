@@ -10,8 +10,9 @@ extension ModelServer {
         let parameters: GenerationParameters
         do {
             let body = try RequestBody(exchange.body)
-            served = try servedModel(named: body.requiredString("model"))
-            try served.checkGenerates()
+            let entry = try servedModel(named: body.requiredString("model"))
+            try entry.checkGenerates()
+            served = try await entry.resolve()
             prompt = try Self.prompt(body)
             parameters = try GenerationParameters(body, vocabularySize: served.vocabularySize)
             if body["suffix"] != nil { throw APIError.invalid("'suffix' is not supported by this server.", param: "suffix") }

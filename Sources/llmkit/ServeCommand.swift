@@ -24,6 +24,9 @@ enum ServeCommand {
                                shared, not copied); by default each sequence has its own cells, so a
                                token attends only over its own sequence's
           --queue N            requests waiting per model before 429 (default 64)
+          --keep-alive S       unload a model that nobody used for S seconds (loaded again by the next
+                               request for it); by default models stay loaded. A model that needs memory
+                               another holds unloads the least recently used idle one first
           -c, --context N      context length per request, in tokens (default: training length, at most 4096)
           -t, --threads N      CPU threads
           -ngl, --gpu-layers N layers to offload to the GPU
@@ -47,7 +50,7 @@ enum ServeCommand {
         and exits 0.
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
-                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain"]),
+                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain", "--keep-alive"]),
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--fit"]),
         repeatableOptions: ["--model"],
         aliases: ["-np": "--parallel"]
@@ -71,7 +74,9 @@ enum ServeCommand {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
 
         let speculation = try await SpeculationFlags.speculation(arguments)
-        var models: [String: LocalModel] = [:]
+        let keepAlive = try arguments.integer("--keep-alive", in: 0...(1 << 30)).map { Duration.seconds($0) }
+        let residency = LoadedModels(policy: .init(keepAlive: keepAlive))
+        var models: [String: ModelServer.Source] = [:]
         let names = arguments.allValues("--model")
         for name in names.isEmpty ? [nil] : names.map(Optional.some) {
             let (id, url) = try await locate(name)
@@ -79,9 +84,11 @@ enum ServeCommand {
             var modelConfiguration = configuration
             // An embedding model generates nothing to speculate on.
             if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.speculation = speculation }
-            models[id] = try await LocalModel.load(from: url, configuration: modelConfiguration)
+            models[id] = ModelServer.Source(url: url, configuration: modelConfiguration)
+            // Loaded now, so that a model that cannot load stops the server before it listens.
+            _ = try await residency.model(at: url, configuration: modelConfiguration)
         }
-        let running = try ModelServer(models: models, configuration: server)
+        let running = try await ModelServer(sources: models, residency: residency, configuration: server)
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
         Console.message("llmkit serve: listening on \(running.baseURL.absoluteString) (models: \(models.keys.sorted().joined(separator: ", ")); "
                         + "\(configuration.parallelSequences) sequences and a queue of \(configuration.maximumQueuedRequests) each"

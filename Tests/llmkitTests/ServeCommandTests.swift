@@ -76,6 +76,39 @@ import Testing
         #expect(output.exitedNormally && output.status == 0, "\(output.stderr)")
     }
 
+    @Test("serve --keep-alive unloads an idle model and loads it again for the next request; llmkit ps lists what is loaded")
+    func keepAliveAndPs() throws {
+        let smol = try ReferenceModel.chatURL().path, mtp = try ReferenceModel.multiTokenPredictionURL().path
+        let (process, reader, base) = try start(["--model", "smol=\(smol)", "--model", "mtp=\(mtp)", "--context", "512",
+                                                 "--keep-alive", "2", "--api-key", "k-9"])
+        defer { kill(process.processIdentifier, SIGKILL) }
+        let ps = { try CommandRunner.llmkit(["ps", "--url", base.absoluteString, "--api-key", "k-9", "--json"]) }
+        let both = try ps()
+        #expect(both.status == 0, "\(both.stderr)")
+        let loaded = try #require(JSONSerialization.jsonObject(with: Data(both.stdout.utf8)) as? [String: Any])
+        let rows = try #require(loaded["models"] as? [[String: Any]])
+        #expect(Set(rows.compactMap { $0["name"] as? String }) == ["smol", "mtp"], "\(both.stdout)")
+        #expect(rows.allSatisfy { ($0["size"] as? Int ?? 0) > 1 << 20 && $0["expires_at"] is String && $0["context_length"] as? Int == 512 })
+        let table = try CommandRunner.llmkit(["ps", "--url", base.absoluteString, "--api-key", "k-9"])
+        #expect(table.status == 0 && table.stdout.hasPrefix("NAME") && table.stdout.contains("smol"), "\(table.stdout)")
+        // Idle past the keep-alive: both go.
+        Thread.sleep(forTimeInterval: 3.5)
+        let none = try ps()
+        #expect(none.stdout.contains(#""models":[]"#), "\(none.stdout)")
+        // A request loads its model again.
+        let curl = URL(filePath: "/usr/bin/curl")
+        let completion = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-9", "-d",
+                                                      #"{"model":"smol","prompt":"The capital of France is","max_tokens":3,"temperature":0}"#,
+                                                      base.appending(path: "completions").absoluteString])
+        #expect(completion.stdout.contains(#""object":"text_completion""#), "\(completion.stdout)")
+        let one = try ps()
+        #expect(one.stdout.contains(#""name":"smol""#) && !one.stdout.contains(#""name":"mtp""#), "\(one.stdout)")
+        let refused = try CommandRunner.llmkit(["ps", "--url", base.absoluteString])
+        #expect(refused.status == 1 && refused.stderr.contains("401"), "\(refused.stderr)")
+        let nobody = try CommandRunner.llmkit(["ps", "--url", "http://127.0.0.1:9/v1"])
+        #expect(nobody.status == 1 && nobody.stderr.contains("no server answers"), "\(nobody.stderr)")
+    }
+
     @Test func badSettingsAreUsageErrors() throws {
         let keyFile = FileManager.default.temporaryDirectory.appending(path: "llmkit-key-\(UUID().uuidString)")
         try "k".write(to: keyFile, atomically: true, encoding: .utf8)

@@ -6,7 +6,7 @@ extension LocalModel {
     /// ```swift
     /// let model = try await LocalModel.load(from: url, configuration: .init(contextLength: 8192, threads: 4))
     /// ```
-    public struct Configuration: Sendable, Equatable {
+    public struct Configuration: Sendable, Hashable {
         /// The context length in tokens: prompt plus answer. `nil` means the model's
         /// training length, capped at 4096 to keep the KV cache small. Completions use a
         /// context of this length; a conversation holds at most this many tokens unless its

@@ -298,6 +298,9 @@ public actor LocalModel {
         try scheduler().context.cellsPerSequence
     }
 
+    /// Whether no request generates or waits now.
+    package var isIdle: Bool { waitingRequestCount == 0 && busySequenceCount == 0 }
+
     /// Requests waiting for a free sequence now.
     package var waitingRequestCount: Int { batchScheduler?.waitingCount ?? 0 }
 

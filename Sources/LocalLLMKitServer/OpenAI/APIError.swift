@@ -55,6 +55,12 @@ struct APIError: Error, Sendable, Equatable {
         APIError(status: 500, message: message, type: "server_error", param: nil, code: nil)
     }
 
+    /// A model that cannot be loaded now (no memory for it while the others are busy).
+    static func unavailable(_ message: String) -> APIError {
+        APIError(status: 503, message: message, type: "server_error", param: "model", code: "model_unavailable",
+                 headers: [("Retry-After", "5")])
+    }
+
     static let shuttingDown = APIError(status: 503, message: "The server is shutting down.", type: "server_error",
                                        param: nil, code: "shutting_down", headers: [("Connection", "close")])
 
@@ -91,6 +97,8 @@ struct APIError: Error, Sendable, Equatable {
             self = .invalid(description, param: "tool_choice")
         case is ChatTemplate.Error:
             self = .invalid(description, param: "messages")
+        case is LoadedModels.Error, LocalModel.Error.insufficientMemory:
+            self = .unavailable(description)
         case LocalModel.Error.cannotGenerate(_, let reason):
             self = .cannotGenerate(model: nil, reason: reason)
         case let failure as LocalModel.EmbeddingError:

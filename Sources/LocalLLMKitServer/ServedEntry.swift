@@ -1,0 +1,72 @@
+import Foundation
+import LocalLLMKit
+import Synchronization
+
+/// A model id the server answers for: a model loaded for it when the server started, or a file
+/// that ``LoadedModels`` loads when a request needs it (and may unload when it is idle or when
+/// another model needs the memory).
+final class ServedEntry: Sendable {
+    let id: String
+    /// When the server started serving it (OpenAI's `created`).
+    let created: Int
+    /// Why it cannot generate text (an embedding model), read from the file's header.
+    let generationProblem: String?
+    private let fixed: ServedModel?
+    /// The file and configuration a residency loads it from; nil for a model loaded before.
+    let source: ModelServer.Source?
+    private let residency: LoadedModels?
+    /// What was read from the resident model last loaded for it (its chat template), while it is loaded.
+    private let current = Mutex<ServedModel?>(nil)
+
+    /// An id for a model that stays loaded.
+    init(id: String, model: LocalModel) throws {
+        self.id = id
+        fixed = try ServedModel(id: id, model: model)
+        source = nil
+        residency = nil
+        generationProblem = model.file.generationProblem
+        created = Int(Date().timeIntervalSince1970)
+    }
+
+    /// An id for a file that `residency` loads on demand.
+    init(id: String, source: ModelServer.Source, residency: LoadedModels) throws {
+        self.id = id
+        fixed = nil
+        self.source = source
+        self.residency = residency
+        generationProblem = try GGUFFile(modelAt: source.url).generationProblem
+        created = Int(Date().timeIntervalSince1970)
+    }
+
+    /// The served model, loading it if it is not resident.
+    func resolve() async throws -> ServedModel {
+        if let fixed { return fixed }
+        guard let source, let residency else { throw APIError.server("model \(id) has no source") }
+        let model = try await residency.model(at: source.url, configuration: source.configuration)
+        if let held = current.withLock({ $0 }), held.model === model { return held }
+        let served = try ServedModel(id: id, model: model)
+        current.withLock { $0 = served }
+        return served
+    }
+
+    /// The served model while it is loaded, without loading it.
+    var loaded: ServedModel? { fixed ?? current.withLock { $0 } }
+
+    /// Forgets what was read from `model` once the residency has unloaded it, so that its memory can go.
+    func forget(_ model: LocalModel) {
+        current.withLock { held in
+            if held?.model === model { held = nil }
+        }
+    }
+
+    /// Refuses a completion for a model that cannot generate text, before it is loaded.
+    func checkGenerates() throws(APIError) {
+        if let generationProblem { throw .cannotGenerate(model: id, reason: generationProblem) }
+    }
+
+    /// OpenAI's model object.
+    var json: OrderedJSON {
+        .object([("id", .string(id)), ("object", .string("model")), ("created", .integer(created)),
+                 ("owned_by", .string("llmkit"))])
+    }
+}
