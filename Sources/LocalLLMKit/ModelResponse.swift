@@ -31,6 +31,14 @@ public struct ModelResponse<Content: Sendable>: Sendable {
     /// Turns dropped from the transcript to make room (``Conversation/OverflowPolicy/dropOldestTurns``).
     public var droppedTurns: Int
 
+    /// A response that a backend of your own made (see ``ModelBackend``): its content, the text it
+    /// came from, and how generation ended.
+    public init(content: Content, text: String, stopReason: StopReason = .endOfText,
+                statistics: GenerationStatistics = .init()) {
+        self.init(content: content, text: text, rawText: text, stopReason: stopReason, stopSequence: nil, seed: 0,
+                  statistics: statistics)
+    }
+
     /// A response whose parts are all given.
     init(content: Content, text: String, thinking: String = "", rawText: String, stopReason: StopReason,
          stopSequence: String?, seed: UInt32, statistics: GenerationStatistics, tokens: [LocalModel.Token] = [],

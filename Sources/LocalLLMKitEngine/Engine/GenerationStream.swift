@@ -17,6 +17,13 @@ public struct GenerationStream<Element: Sendable, Output: Sendable>: AsyncSequen
     package let outcome: Task<Output, any Error>
     package let cancellation: @Sendable () -> Void
 
+    package init(chunks: AsyncThrowingStream<Element, any Error>, outcome: Task<Output, any Error>,
+                 cancellation: @escaping @Sendable () -> Void) {
+        self.chunks = chunks
+        self.outcome = outcome
+        self.cancellation = cancellation
+    }
+
     /// Creates the iterator over the text chunks. A stream can be iterated once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(base: chunks.makeAsyncIterator(), watch: IterationWatch(onAbandon: cancellation))
@@ -58,6 +65,20 @@ public struct GenerationStream<Element: Sendable, Output: Sendable>: AsyncSequen
     /// Stops generation; ``result`` then reports ``StopReason/cancelled``.
     public func cancel() {
         cancellation()
+    }
+
+    /// A stream that `work` produces in a task of its own: it emits elements through `emit` and
+    /// returns the output. Cancelling the stream (a dropped iterator, a cancelled consumer,
+    /// ``cancel()``) cancels that task. For a ``ModelBackend`` of your own.
+    ///
+    /// ```swift
+    /// let stream = Conversation.ResponseStream { emit in
+    ///     emit(.text("Hello"))
+    ///     return ModelResponse(content: "Hello", text: "Hello")
+    /// }
+    /// ```
+    public init(_ work: @escaping @Sendable (_ emit: @escaping @Sendable (Element) -> Void) async throws -> Output) {
+        self = Self.start(flag: CancellationFlag(), work)
     }
 
     /// Starts `work` in a task; it produces elements through `emit` and returns the output.
