@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--parallel", default="1,2,4,8", help="sequence counts B")
     parser.add_argument("--pairs", type=int, default=2, help="ABBA pairs")
     parser.add_argument("--kv-unified", action="store_true",
-                        help="one pool of KV cells for all sequences on both sides (-kvu)")
+                        help="one pool of KV cells for all sequences on both sides (-kvu); default: cells per sequence")
     parser.add_argument("--mixed", type=int, nargs="?", const=0, default=None,
                         help="also the mixed workload, at this B (default: the largest)")
     parser.add_argument("--duration", type=int, default=40, help="seconds of the mixed workload")
@@ -59,7 +59,8 @@ def main() -> None:
     context = max(counts) * (args.p + args.n + 1)
     gpu = ["-ngl", str(args.ngl)] if args.ngl is not None else []
     unified = ["-kvu"] if args.kv_unified else []
-    gpu_ours = gpu + (["--kv-unified"] if args.kv_unified else [])
+    # The layout is always named for llmkit, whose default depends on the device.
+    gpu_ours = gpu + (["--kv-unified"] if args.kv_unified else ["--no-kv-unified"])
     ours = [args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads), "-p", str(args.p),
             "-n", str(args.n), "--parallel", args.parallel, "--jsonl", *gpu_ours]
     theirs = [batched, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads), "-c", str(context),

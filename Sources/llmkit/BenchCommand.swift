@@ -39,8 +39,9 @@ enum BenchCommand {
                                   batch scheduler: B requests of -p random prompt tokens (default: 128)
                                   submitted at once, each generating -n tokens (default: 128) with greedy
                                   sampling; prompt and generation throughput summed over the B sequences
-              --kv-unified        with --parallel: one pool of KV cells for all sequences (llama.cpp's -kvu)
-                                  instead of cells of each sequence's own
+              --kv-unified        with --parallel: one pool of KV cells for all sequences (llama.cpp's -kvu);
+              --no-kv-unified     or cells of each sequence's own (-no-kvu); default: cells per sequence
+                                  on the CPU, one pool with layers on a GPU
               --jsonl             with --parallel: one JSON line per B, in llama-batched-bench's
                                   `--output-format jsonl` fields
               --step-times        with --parallel: also where each generation step's time goes (ms per
@@ -67,7 +68,7 @@ enum BenchCommand {
                                                        "--schema", "--chat-template", "--parallel", "--duration", "--tasks"])
             .union(SpeculationFlags.valueOptions),
         flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative",
-                                                    "--kv-unified"])
+                                                    "--kv-unified", "--no-kv-unified"])
             .union(SpeculationFlags.flagOptions),
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).

@@ -18,7 +18,7 @@ enum FitCommand {
           -c, --context N    context length per sequence (default: the longest that fits)
           -ngl, --gpu-layers N  layers on the GPU (default: the most that fit)
           -np, --parallel N  sequences the context holds (default 1)
-          -kvu, --kv-unified one pool of KV cells for all sequences
+          -kvu, --kv-unified one pool of KV cells for all sequences (-no-kvu: cells per sequence)
           --margin SIZE      what each device keeps free (default 1G; sizes take K, M, G, T)
           --min-context N    the shortest context per sequence to fit (default 4096)
           --memory SIZE      plan as if each device had at most SIZE free (for a smaller machine)
@@ -28,7 +28,7 @@ enum FitCommand {
           -h, --help         show this help
         """,
         valueOptions: ["--model", "--context", "--gpu-layers", "--parallel", "--margin", "--min-context", "--memory", "--threads"],
-        flagOptions: ["--json", "--kv-unified", "--verbose"],
+        flagOptions: ["--json", "--kv-unified", "--no-kv-unified", "--verbose"],
         aliases: ["-np": "--parallel"],
         maximumPositionals: 1
     )

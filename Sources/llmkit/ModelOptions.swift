@@ -54,7 +54,11 @@ enum ModelOptions {
         configuration.threads = try arguments.integer("--threads", in: 1...1024)
         configuration.contextLength = try arguments.integer("--context", in: 1...(1 << 24))
         configuration.gpuLayers = try arguments.integer("--gpu-layers", in: 0...100_000)
+        if arguments.has("--kv-unified") && arguments.has("--no-kv-unified") {
+            throw UsageError(message: "--kv-unified and --no-kv-unified contradict each other")
+        }
         if arguments.has("--kv-unified") { configuration.cacheLayout = .unified }
+        if arguments.has("--no-kv-unified") { configuration.cacheLayout = .perSequence }
         if arguments.has("--fit") { configuration.memoryFit = .automatic }
         return configuration
     }

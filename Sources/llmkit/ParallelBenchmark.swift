@@ -51,7 +51,7 @@ enum ParallelBenchmark {
             Console.out("\nllmkit bench --parallel: n_kv_max = \(model.contextLength * configuration.parallelSequences), "
                         + "n_batch = \(configuration.batchSize), n_ubatch = \(configuration.microBatchSize), "
                         + "n_gpu_layers = \(model.gpuLayerCount), n_threads = \(configuration.effectiveThreads), "
-                        + "kv_unified = \(configuration.cacheLayout == .unified ? 1 : 0)\n\n")
+                        + "kv_unified = \(configuration.cacheLayoutInEffect == .unified ? 1 : 0)\n\n")
             Console.out(row(["PP", "TG", "B", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s", "T s", "S t/s"]))
             Console.out("|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n")
         }

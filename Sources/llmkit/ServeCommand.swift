@@ -21,8 +21,9 @@ enum ServeCommand {
           --port N             port (default 8080; 0 picks a free one, printed on stderr)
           -np, --parallel N    requests generating at once per model (default 4)
           -kvu, --kv-unified   one pool of KV cells for all of a model's sequences (a reused prefix is
-                               shared, not copied); by default each sequence has its own cells, so a
-                               token attends only over its own sequence's
+                               shared, not copied); -no-kvu, --no-kv-unified: cells of each sequence's
+                               own, so that a token attends only over its own sequence's; default:
+                               cells per sequence on the CPU, one pool with layers on a GPU
           --queue N            requests waiting per model before 429 (default 64)
           --keep-alive S       unload a model that nobody used for S seconds (loaded again by the next
                                request for it); by default models stay loaded. A model that needs memory
@@ -51,7 +52,7 @@ enum ServeCommand {
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
                        "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain", "--keep-alive"]),
-        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--fit"]),
+        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit"]),
         repeatableOptions: ["--model"],
         aliases: ["-np": "--parallel"]
     )

@@ -85,9 +85,9 @@ struct InfoAndBenchTests {
         }
     }
 
-    @Test("bench --parallel keeps KV cells per sequence unless --kv-unified (-kvu) asks for one pool")
+    @Test("bench --parallel keeps KV cells per sequence on the CPU unless --kv-unified (-kvu) asks for one pool")
     func parallelBenchCacheLayout() throws {
-        for (flags, unified) in [([String](), 0), (["--kv-unified"], 1), (["-kvu"], 1)] {
+        for (flags, unified) in [([String](), 0), (["--kv-unified"], 1), (["-kvu"], 1), (["-no-kvu"], 0)] {
             let output = try CommandRunner.llmkit(["bench", "--parallel", "2", "-p", "8", "-n", "2", "-t", "2"] + flags)
             #expect(output.status == 0, "\(output.stderr)")
             #expect(output.stdout.contains("kv_unified = \(unified)"), "\(flags): \(output.stdout)")

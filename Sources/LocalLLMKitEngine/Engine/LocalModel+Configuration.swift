@@ -33,9 +33,10 @@ extension LocalModel {
         /// together. Each sequence may hold ``contextLength`` tokens, so the KV cache grows
         /// with this number (and only with it, not with the number of conversations).
         public var parallelSequences: Int
-        /// How the sequences keep their KV cache (see ``CacheLayout``); ``CacheLayout/perSequence``
-        /// by default. With one sequence both layouts are the same.
-        public var cacheLayout: CacheLayout
+        /// How the sequences keep their KV cache (see ``CacheLayout``); nil: cells per sequence
+        /// on the CPU, one unified pool where layers are offloaded to a GPU (each the layout
+        /// measured faster there: ``cacheLayoutInEffect``). With one sequence both layouts are the same.
+        public var cacheLayout: CacheLayout?
         /// How many requests may wait for a free sequence; one more is refused with
         /// ``LocalModel/Error/busy(queuedRequests:)``.
         public var maximumQueuedRequests: Int
@@ -71,7 +72,7 @@ extension LocalModel {
             usesMemoryMap: Bool = true,
             vocabularyOnly: Bool = false,
             parallelSequences: Int = 1,
-            cacheLayout: CacheLayout = .perSequence,
+            cacheLayout: CacheLayout? = nil,
             maximumQueuedRequests: Int = 64,
             usesFullSlidingWindowCache: Bool = true,
             speculation: Speculation = .none,
@@ -111,6 +112,11 @@ extension LocalModel {
         package var defersTextWorkInEffect: Bool {
             guard !speculation.isEnabled else { return false }
             return defersTextWork ?? (!vocabularyOnly && LlamaRuntime.supportsGPUOffload && gpuLayers != 0)
+        }
+
+        /// The cache layout in effect (see ``cacheLayout``).
+        public var cacheLayoutInEffect: CacheLayout {
+            cacheLayout ?? (!vocabularyOnly && LlamaRuntime.supportsGPUOffload && gpuLayers != 0 ? .unified : .perSequence)
         }
 
         /// The thread count in effect.

@@ -26,7 +26,7 @@ extension LocalModel.Configuration {
         parameters.n_batch = UInt32(clamping: batchSize)
         parameters.n_ubatch = UInt32(clamping: min(microBatchSize, batchSize))
         parameters.n_seq_max = UInt32(clamping: sequences)
-        parameters.kv_unified = cacheLayout == .unified
+        parameters.kv_unified = cacheLayoutInEffect == .unified
         parameters.n_threads = Int32(clamping: threads)
         parameters.n_threads_batch = Int32(clamping: threads)
         parameters.no_perf = false

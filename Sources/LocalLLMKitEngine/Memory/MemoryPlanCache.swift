@@ -40,7 +40,7 @@ struct MemoryPlanCache {
         let fingerprint = try ModelFingerprint(file)
         let hardware = ComputeDevice.all.map { "\($0.name):\($0.totalMemory)" }.joined(separator: ",")
         let settings: [String] = [
-            "\(configuration.parallelSequences)", configuration.cacheLayout.rawValue,
+            "\(configuration.parallelSequences)", configuration.cacheLayoutInEffect.rawValue,
             configuration.contextLength.map(String.init) ?? "fit", configuration.gpuLayers.map(String.init) ?? "fit",
             "\(configuration.batchSize)/\(configuration.microBatchSize)", "\(configuration.usesFullSlidingWindowCache)",
             "\(configuration.repacksWeightsInEffect)", "\(configuration.speculation.source == .multiTokenPrediction)",

@@ -76,5 +76,11 @@ struct CacheLayoutTests {
             #expect(try await model.cacheCellsPerSequence() == (layout == .unified ? 768 : 256))
         }
         #expect(Layout(rawValue: "per-sequence") == .perSequence && Layout.unified.description == "unified")
+        // Without a choice: cells per sequence without GPU layers (this machine has no GPU).
+        #expect(LocalModel.Configuration(gpuLayers: 0).cacheLayoutInEffect == .perSequence)
+        #expect(LocalModel.Configuration(gpuLayers: 0, cacheLayout: .unified).cacheLayoutInEffect == .unified)
+        if !LocalModel.backendNames.contains(where: { $0 != "CPU" }) {
+            #expect(LocalModel.Configuration().cacheLayoutInEffect == .perSequence)
+        }
     }
 }
