@@ -32,7 +32,7 @@ src="$cache/src/llama_cpp_python-0.3.36/vendor/llama.cpp"
 [ -f "$src/include/llama.h" ] || { echo "package.sh: run scripts/bootstrap first" >&2; exit 1; }
 tar -C "$(dirname "$src")" -cJf "$payload/llama-src.tar.xz" \
     --exclude='llama.cpp/models/*.gguf' --exclude='llama.cpp/docs' --exclude='llama.cpp/tests' \
-    --exclude='llama.cpp/examples' --exclude='llama.cpp/media' --exclude='llama.cpp/benches' \
+    --exclude='llama.cpp/media' --exclude='llama.cpp/benches' \
     --exclude='llama.cpp/gguf-py' --exclude='llama.cpp/tools/ui/src' --exclude='llama.cpp/tools/ui/tests' \
     --exclude='llama.cpp/tools/ui/static' --exclude='llama.cpp/.git*' llama.cpp
 
