@@ -11,7 +11,7 @@ enum FlagAliases {
         // the model and its context
         "-m": "--model", "-t": "--threads", "-c": "--context", "--ctx-size": "--context",
         "-ngl": "--gpu-layers", "--n-gpu-layers": "--gpu-layers", "-v": "--verbose",
-        "-kvu": "--kv-unified", "-no-kvu": "--no-kv-unified",
+        "-kvu": "--kv-unified", "-no-kvu": "--no-kv-unified", "-ts": "--tensor-split",
         // speculative decoding
         "-md": "--draft-model", "--model-draft": "--draft-model", "--spec-draft-n-max": "--draft-max",
         // the prompt (run)

@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|embed|info|fit|bench|serve|ps|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|embed|info|fit|bench|serve|ps|rpc-server|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
 
     /// The commands in the overview's order, with the line it shows for each.
     static let overview: [(name: String, summary: String)] = [
@@ -17,6 +17,7 @@ enum LLMKitCommand {
         ("bench", "measure prompt and generation throughput (llama-bench's method)"),
         ("serve", "serve models over OpenAI's HTTP API (chat, completions, models, metrics)"),
         ("ps", "list the models a running llmkit serve has loaded"),
+        ("rpc-server", "offer this machine's devices to models loaded elsewhere (llama.cpp's RPC server)"),
         ("pull", "download a model into the library (resumable, verified)"),
         ("list", "list the library's models and those of the Hugging Face and Ollama caches"),
         ("show", "show one model of the library, of a cache, or a file"),
@@ -51,7 +52,7 @@ enum LLMKitCommand {
     static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
         ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
-        EmbedCommand.spec, FitCommand.spec, PsCommand.spec,
+        EmbedCommand.spec, FitCommand.spec, PsCommand.spec, RPCServerCommand.spec,
     ].map { ($0.name, $0) })
 
     static func main() async {
@@ -107,6 +108,7 @@ enum LLMKitCommand {
             case EmbedCommand.spec.name: return try await EmbedCommand.run(parsed)
             case FitCommand.spec.name: return try await FitCommand.run(parsed)
             case PsCommand.spec.name: return try await PsCommand.run(parsed)
+            case RPCServerCommand.spec.name: return try await RPCServerCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }
         } catch let error as UsageError {

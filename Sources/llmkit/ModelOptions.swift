@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The model flags shared by every subcommand that loads a model.
 enum ModelOptions {
     /// The value options it adds to a command.
-    static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers"]
+    static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers", "--rpc", "--tensor-split"]
     /// Spellings that only some commands have: none; the short ones (`-m`, `-t`, `-c`, `-ngl`)
     /// and llama.cpp's (`--ctx-size`, `--n-gpu-layers`) are in ``FlagAliases/table``.
     static let aliases: [String: String] = [:]
@@ -18,6 +18,10 @@ enum ModelOptions {
       -c, --context N      context length in tokens (default: training length, at most 4096); also --ctx-size
       -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only);
                            also --n-gpu-layers
+      --rpc HOST:PORT,…    put offloaded layers on these llama.cpp RPC servers too (`llmkit rpc-server`;
+                           no authentication or encryption: trusted networks only)
+      -ts, --tensor-split A,B,…  each device's share of the offloaded layers: the RPC servers' devices,
+                           then the GPUs (default: by free memory)
       --fit                fit the context length and GPU layers not given to the memory free on this
                            machine (llama.cpp's fitting; `llmkit fit` shows the plan)
       -v, --verbose        show llama.cpp's log on stderr
@@ -60,6 +64,8 @@ enum ModelOptions {
         if arguments.has("--kv-unified") { configuration.cacheLayout = .unified }
         if arguments.has("--no-kv-unified") { configuration.cacheLayout = .perSequence }
         if arguments.has("--fit") { configuration.memoryFit = .automatic }
+        configuration.rpcServers = try rpcServers(arguments)
+        configuration.tensorSplit = try tensorSplit(arguments)
         return configuration
     }
 
@@ -70,5 +76,23 @@ enum ModelOptions {
         var configuration = try configuration ?? self.configuration(arguments)
         if !configuration.speculation.isEnabled { configuration.speculation = try await SpeculationFlags.speculation(arguments) }
         return try await LocalModel.load(from: try await modelURL(arguments), configuration: configuration)
+    }
+
+    /// `--rpc HOST:PORT,…`.
+    static func rpcServers(_ arguments: ParsedArguments) throws -> [String] {
+        guard let value = arguments.value("--rpc") else { return [] }
+        let servers = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !servers.isEmpty else { throw UsageError(message: "--rpc takes HOST:PORT[,HOST:PORT…]") }
+        return servers
+    }
+
+    /// `--tensor-split A,B,…` (llama.cpp also separates with `/`).
+    static func tensorSplit(_ arguments: ParsedArguments) throws -> [Double]? {
+        guard let value = arguments.value("--tensor-split") else { return nil }
+        let shares = value.split(whereSeparator: { $0 == "," || $0 == "/" }).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard !shares.isEmpty, let values = shares as? [Double] else {
+            throw UsageError(message: "--tensor-split takes numbers separated by commas, such as 3,1, not \(value)")
+        }
+        return values
     }
 }

@@ -33,6 +33,9 @@ enum ServeCommand {
           -ngl, --gpu-layers N layers to offload to the GPU
           --fit                fit the context length and GPU layers not given to the memory free on this
                                machine, for each model (`llmkit fit` shows the plan)
+          --rpc HOST:PORT,…    put offloaded layers on these llama.cpp RPC servers too (`llmkit rpc-server`;
+                               no authentication or encryption: trusted networks only)
+          -ts, --tensor-split A,B,…  each device's share of the offloaded layers (RPC servers' devices, then GPUs)
         \(SpeculationFlags.help)
                                (for every model that generates; an embedding model is served as it is)
           --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
@@ -51,7 +54,7 @@ enum ServeCommand {
         and exits 0.
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
-                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain", "--keep-alive"]),
+                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain", "--keep-alive", "--rpc", "--tensor-split"]),
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit"]),
         repeatableOptions: ["--model"],
         aliases: ["-np": "--parallel"]

@@ -110,6 +110,9 @@ final class PipeReader: @unchecked Sendable {
 
     var stdoutByteCount: Int { lock.withLock { out.count } }
 
+    /// What the process has written to stdout so far.
+    var standardOutputSoFar: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+
     /// What the process has written to stderr so far.
     var standardErrorSoFar: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 

@@ -92,7 +92,8 @@ package final class EmbeddingContext: @unchecked Sendable {
 
     /// One decode of `inputs` (a group from ``groups(of:)``), each its own sequence from
     /// position 0; their pooled vectors, not normalised.
-    /// - Throws: ``LocalModel/Error/decodeFailed(code:reason:)``.
+    /// - Throws: ``LocalModel/Error/decodeFailed(code:reason:)``, or
+    ///   ``LocalModel/Error/remoteDeviceLost(endpoint:reason:)``.
     package func decode(_ inputs: ArraySlice<[Int32]>) throws -> [[Float]] {
         var count = 0
         for (sequence, input) in inputs.enumerated() {
@@ -109,6 +110,10 @@ package final class EmbeddingContext: @unchecked Sendable {
         // Each decode starts from an empty cache: positions restart at 0 for every input.
         if hasMemory { llama_memory_clear(llama_get_memory(pointer), true) }
         let (code, errors) = LlamaLog.collectingErrors { llama_decode(pointer, batch) }
+        if !model.remoteLinks.isEmpty {
+            llama_synchronize(pointer)          // the remote part is read back asynchronously
+            if let loss = model.remoteLoss { throw loss }
+        }
         guard code == 0 else {
             throw LocalModel.Error.decodeFailed(code: code, reason: errors.summary ?? InferenceContext.describe(code, batchCapacity))
         }

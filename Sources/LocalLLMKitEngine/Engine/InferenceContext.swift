@@ -155,7 +155,22 @@ package final class InferenceContext: @unchecked Sendable {
         }
         abortCondition.flags = cancellations
         defer { abortCondition.flags = [] }
-        return llama_decode(pointer, batch)
+        if model.remoteLoss != nil { return Self.remoteDeviceLostCode }
+        let code = llama_decode(pointer, batch)
+        guard !model.remoteLinks.isEmpty else { return code }
+        // The remote part of the step is read back asynchronously: wait for it, then make sure no
+        // server was lost meanwhile (the relay answered for it with zeros: the step does not count).
+        llama_synchronize(pointer)
+        return model.remoteLoss == nil ? code : Self.remoteDeviceLostCode
+    }
+
+    /// The code ``decode(_:cancellations:)`` returns when a remote server of the model is lost.
+    package static let remoteDeviceLostCode: Int32 = -100
+
+    /// The error of a failed ``decode(_:cancellations:)``.
+    package func error(for code: Int32) -> LocalModel.Error {
+        if code == Self.remoteDeviceLostCode, let loss = model.remoteLoss { return loss }
+        return .decodeFailed(code: code, reason: Self.describe(code, contextLength))
     }
 
     /// Evaluates `tokens` at positions `start…` of sequence 0, in chunks of at most
@@ -172,7 +187,7 @@ package final class InferenceContext: @unchecked Sendable {
                       wantsLogits: remaining.isEmpty && offset == chunk.count - 1)
             }
             let code = decode(entries, cancellations: [])
-            guard code == 0 else { throw LocalModel.Error.decodeFailed(code: code, reason: Self.describe(code, contextLength)) }
+            guard code == 0 else { throw error(for: code) }
             position += chunk.count
         }
     }

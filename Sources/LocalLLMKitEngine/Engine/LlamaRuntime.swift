@@ -24,7 +24,12 @@ package enum LlamaRuntime {
     /// - Parameter failure: what to say when llama.cpp returns none and logs no error.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)`` with llama.cpp's own error.
     package static func makeContext(model: ModelHandle, parameters: llama_context_params, failure: String) throws -> OpaquePointer {
+        if let loss = model.remoteLoss { throw loss }
         let (context, errors) = LlamaLog.collectingErrors { llama_init_from_model(model.pointer, parameters) }
+        if let loss = model.remoteLoss {
+            if let context { llama_free(context) }
+            throw loss
+        }
         guard let context else { throw LocalModel.Error.contextCreationFailed(reason: errors.summary ?? failure) }
         liveContexts.withLock { $0 += 1 }
         return context

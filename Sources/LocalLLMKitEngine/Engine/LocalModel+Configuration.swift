@@ -57,6 +57,17 @@ extension LocalModel {
         /// (see ``MemoryFit``); nil (the default): the training length capped at
         /// ``defaultContextLength``, and every layer on a GPU when there is one.
         public var memoryFit: MemoryFit?
+        /// llama.cpp RPC servers (`ggml-rpc`, such as `llmkit rpc-server`) whose devices hold some
+        /// of the model's layers, as `host:port`. The offloaded layers (``gpuLayers``; nil: all)
+        /// are split over the remote devices and this machine's GPUs in proportion to their free
+        /// memory, or by ``tensorSplit``; the rest stay on this machine's CPU. ggml-rpc has no
+        /// authentication or encryption: use servers on a network you trust. A server that goes
+        /// away fails the model's requests with ``LocalModel/Error/remoteDeviceLost(endpoint:reason:)``.
+        public var rpcServers: [String]
+        /// The share of offloaded layers each device takes (llama.cpp's `--tensor-split`): the
+        /// remote devices of ``rpcServers`` in order, then this machine's GPUs; nil: in
+        /// proportion to their free memory.
+        public var tensorSplit: [Double]?
         /// Whether the text work of a step's tokens runs once the next step is queued (see
         /// ``BatchScheduler``); nil: where layers are offloaded to a GPU, on which `llama_decode`
         /// returns before the work is done. Tests set it to run that order on the CPU too.
@@ -77,7 +88,9 @@ extension LocalModel {
             usesFullSlidingWindowCache: Bool = true,
             speculation: Speculation = .none,
             repacksWeights: Bool? = nil,
-            memoryFit: MemoryFit? = nil
+            memoryFit: MemoryFit? = nil,
+            rpcServers: [String] = [],
+            tensorSplit: [Double]? = nil
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -93,6 +106,8 @@ extension LocalModel {
             self.speculation = speculation
             self.repacksWeights = repacksWeights
             self.memoryFit = memoryFit
+            self.rpcServers = rpcServers
+            self.tensorSplit = tensorSplit
         }
 
         /// Whether the CPU repacks weights (see ``repacksWeights``).
@@ -152,6 +167,7 @@ extension LocalModel {
             }
             try speculation.validate()
             try memoryFit?.validate()
+            try validateDevices()
         }
     }
 }

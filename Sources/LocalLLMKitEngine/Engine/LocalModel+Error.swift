@@ -60,6 +60,13 @@ extension LocalModel {
         /// the one that runs out (`Host` for the machine's memory); `required` is what it would
         /// hold, margin included, and `available` what it has (bytes).
         case insufficientMemory(path: String, device: String, required: Int64, available: Int64)
+        /// A server of ``Configuration/rpcServers`` could not be reached, or does not speak
+        /// llama.cpp's RPC protocol of this version; `reason` says which.
+        case remoteServerUnreachable(endpoint: String, reason: String)
+        /// A server of ``Configuration/rpcServers`` went away while the model used it (its
+        /// connection closed or failed). The model cannot generate any more: load it again
+        /// once the server is back.
+        case remoteDeviceLost(endpoint: String, reason: String)
     }
 }
 
@@ -111,6 +118,10 @@ extension LocalModel.Error: LocalizedError {
         case .insufficientMemory(let path, let device, let required, let available):
             return "model \(path) does not fit in memory: \(device) would need \(mebibytes(required)) (its margin included), "
                 + "but has \(mebibytes(available)) available"
+        case .remoteServerUnreachable(let endpoint, let reason):
+            return "RPC server \(endpoint) cannot be used: \(reason)"
+        case .remoteDeviceLost(let endpoint, let reason):
+            return "RPC server \(endpoint) was lost (\(reason)); load the model again once it is back"
         }
     }
 }

@@ -220,21 +220,27 @@ public actor LocalModel {
 
     private static func loadWeights(file: GGUFFile, configuration: Configuration) throws -> ModelHandle {
         let url = file.url
-        let parameters = configuration.modelParameters()
-        let (model, errors) = LlamaLog.collectingErrors { () -> OpaquePointer? in
-            guard file.partURLs.count > 1 else { return llama_model_load_from_file(url.path, parameters) }
-            // The very parts that were checked, rather than names llama.cpp derives again.
-            let paths = file.partURLs.map { strdup($0.path) }
-            defer { paths.forEach { free($0) } }
-            var arguments = paths.map { UnsafePointer<CChar>($0) }
-            return arguments.withUnsafeMutableBufferPointer {
-                llama_model_load_from_splits($0.baseAddress, $0.count, parameters)
+        let links = try RemoteDeviceLink.connect(to: configuration.rpcServers)
+        let (model, errors) = try configuration.withModelParameters(links: links) { parameters in
+            LlamaLog.collectingErrors { () -> OpaquePointer? in
+                guard file.partURLs.count > 1 else { return llama_model_load_from_file(url.path, parameters) }
+                // The very parts that were checked, rather than names llama.cpp derives again.
+                let paths = file.partURLs.map { strdup($0.path) }
+                defer { paths.forEach { free($0) } }
+                var arguments = paths.map { UnsafePointer<CChar>($0) }
+                return arguments.withUnsafeMutableBufferPointer {
+                    llama_model_load_from_splits($0.baseAddress, $0.count, parameters)
+                }
             }
+        }
+        if let loss = RemoteDeviceLink.loss(among: links) {
+            if let model { llama_model_free(model) }
+            throw loss
         }
         guard let model else {
             throw LocalModel.Error.modelLoadFailed(path: url.path, reason: errors.summary ?? "llama.cpp could not load it")
         }
-        return ModelHandle(pointer: model)
+        return ModelHandle(pointer: model, remoteLinks: links)
     }
 
     /// The scheduler over the model's shared context, created on first use.

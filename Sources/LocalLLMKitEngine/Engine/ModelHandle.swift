@@ -20,8 +20,17 @@ package final class ModelHandle: @unchecked Sendable {
         helper.map { Int32(llmkit_helper_pid($0)) }
     }
 
-    package init(pointer: OpaquePointer) {
+    /// The RPC servers holding some of its layers (``LocalModel/Configuration/rpcServers``).
+    package let remoteLinks: [RemoteDeviceLink]
+
+    /// The loss of a remote server the model uses, as the error to report; nil while all serve.
+    package var remoteLoss: LocalModel.Error? {
+        remoteLinks.isEmpty ? nil : RemoteDeviceLink.loss(among: remoteLinks)
+    }
+
+    package init(pointer: OpaquePointer, remoteLinks: [RemoteDeviceLink] = []) {
         self.pointer = pointer
+        self.remoteLinks = remoteLinks
         self.vocabulary = llama_model_get_vocab(pointer)
         self.helper = LlamaRuntime.liveContextCount == 0 ? llmkit_helper_start() : nil
     }

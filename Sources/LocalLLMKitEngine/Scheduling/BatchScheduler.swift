@@ -175,7 +175,7 @@ package final class BatchScheduler: @unchecked Sendable {
                 release(index)          // a request its text just ended is complete all the same
             }
             if code != 2 {              // 2: aborted because every request in it was cancelled
-                let error = LocalModel.Error.decodeFailed(code: code, reason: InferenceContext.describe(code, context.contextLength))
+                let error = context.error(for: code)
                 for index in Set(entries.map { Int($0.sequence) }) { fail(index, error) }
             }
             return
