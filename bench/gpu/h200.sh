@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|save|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|rpc|save|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -23,6 +23,9 @@
 #           that scripts/synth-mtp-model writes there, each against llama-server's own
 #   fit     llmkit fit on the 7B-shaped model as the GPU's free memory shrinks (--memory), and a load
 #           with the plan (run --fit)
+#   rpc     bench/rpc.py on the 7B-shaped model: every layer on two RPC servers that both offer this
+#           GPU (llmkit rpc-server for llmkit, llama.cpp's ggml-rpc-server for llama-bench --rpc), against
+#           every layer on the GPU directly; one GPU stands in for the two of a two-GPU host
 #   save    the built prefix, xz-compressed in 15 MiB parts, to $OUT: put the parts in
 #           .gpu-payload/ (package.sh keeps them) and the next build phase unpacks them instead
 #           of building llama.cpp again (about 5 minutes of the GPU machine)
@@ -181,6 +184,15 @@ phase_fit() {
     } 2>&1 | tee "$out/fit-synth-7b-q4_0.md"
 }
 
+phase_rpc() {
+    libraries
+    log "the 7B-shaped model over two RPC servers on the GPU"
+    python3 "$root/bench/rpc.py" --model "$work/synth-7b-q4_0.gguf" --prefix "$work/prefix" --llmkit "$work/llmkit" \
+        --threads "$(nproc)" --server-threads "$(nproc)" --gpu-layers 999 --local-gpu-layers 999 --tensor-split 1,1,0 \
+        -p 512 -n 128 -r "${LLMKIT_GPU_RPC_REPETITIONS:-3}" --pairs "${LLMKIT_GPU_RPC_PAIRS:-2}" \
+        --json "$out/rpc-synth-7b-q4_0.json" | tee "$out/rpc-synth-7b-q4_0.md"
+}
+
 phase_save() {
     log "packing the prefix"
     tar -C "$work" -cf - prefix | xz -T0 -6 | split -b 15M - "$out/gpu-prefix.tar.xz.part-"
@@ -196,8 +208,9 @@ case "$phase" in
     serve) phase_serve ;;
     speculative) phase_speculative ;;
     fit) phase_fit ;;
+    rpc) phase_rpc ;;
     steps) phase_steps ;;
     save) phase_save ;;
     all) phase_env; phase_build; phase_models; phase_bench; phase_batched; phase_serve ;;
-    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|save|all]" >&2; exit 2 ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|rpc|save|all]" >&2; exit 2 ;;
 esac
