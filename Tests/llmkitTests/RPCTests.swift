@@ -152,4 +152,29 @@ struct RPCTests {
         #expect(notIPv4.status == 1 && notIPv4.stderr.contains("not an IPv4 address"))
         #expect(try CommandRunner.llmkit(["rpc-server", "--port", "70000"]).status == 2)
     }
+
+    @Test func theLibrarysServerRefusesValuesThatCannotWorkBeforeServing() throws {
+        #expect(throws: RPCDeviceServer.Error.invalidOption(name: "port", reason: "0 is not between 1 and 65535")) {
+            try RPCDeviceServer(port: 0).run()
+        }
+        #expect(throws: RPCDeviceServer.Error.invalidOption(name: "threads", reason: "0 is not between 1 and 1024")) {
+            try RPCDeviceServer(port: 50052, threads: 0).run()
+        }
+        let file = FileManager.default.temporaryDirectory.appending(path: "llmkit-rpc-\(UUID().uuidString)")
+        try Data("x".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect {
+            try RPCDeviceServer(port: 50052, cacheDirectory: file.appending(path: "cache")).run()
+        } throws: { error in
+            guard case RPCDeviceServer.Error.invalidOption(let name, _) = error else { return false }
+            return name == "cacheDirectory"
+        }
+        #expect {
+            try RPCDeviceServer(host: "not-an-address", port: try RPCServerProcess.freePort()).run()
+        } throws: { error in
+            guard case RPCDeviceServer.Error.failed(let reason) = error else { return false }
+            return reason.contains("not an IPv4 address")
+        }
+        #expect(RPCDeviceServer(host: "0.0.0.0").isExposed && !RPCDeviceServer().isExposed)
+    }
 }
