@@ -82,7 +82,6 @@ def main():
     try:
         common = ["-m", args.model, "-t", str(args.threads), "-p", str(args.p), "-n", str(args.n), "-r", str(args.r)]
         llama_bench = os.path.join(args.prefix, "bin", "llama-bench")
-        commands = {
         split = ["-ts", args.tensor_split.replace("/", ",")] if args.tensor_split else []
         commands = {
             "llmkit local": [args.llmkit, "bench", *common, "-ngl", str(args.local_gpu_layers), "--json"],

@@ -150,7 +150,7 @@ struct BenchTable {
         let params = String(format: "%.2f M", Double(model.parameterCount) / 1e6)
         let rate = String(format: "%.2f ± %.2f", measurement.averageTokensPerSecond, measurement.standardDeviationTokensPerSecond)
         return "| \(pad(model.modelDescription, 30)) | \(pad(size, 10, right: true)) | \(pad(params, 10, right: true)) | "
-            + "\(pad(LocalModel.backendNames.joined(separator: ","), 10)) | \(pad("\(model.gpuLayerCount)", 3, right: true)) | "
+            + "\(pad(LocalModel.backendNames(of: model).joined(separator: ","), 10)) | \(pad("\(model.gpuLayerCount)", 3, right: true)) | "
             + "\(pad("\(measurement.threads)", 7, right: true)) | "
             + "\(pad(measurement.test.description, 15, right: true)) | \(pad(rate, 20, right: true)) |\n"
     }
@@ -188,7 +188,7 @@ struct BenchReport: Encodable {
     let samplesTs: [Double]
 
     init(measurement: LocalModel.ThroughputMeasurement, model: LocalModel) {
-        backends = LocalModel.backendNames.joined(separator: ",")
+        backends = LocalModel.backendNames(of: model).joined(separator: ",")
         modelFilename = model.url.path
         modelType = model.modelDescription
         modelSize = model.weightsSize

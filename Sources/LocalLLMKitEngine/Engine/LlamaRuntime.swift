@@ -46,9 +46,12 @@ package enum LlamaRuntime {
         _ = initialized
     }
 
-    /// Whether a GPU backend (CUDA, Metal, Vulkan…) is available for offloading.
+    /// Whether this machine has a GPU (CUDA, Metal, Vulkan…, discrete or integrated) to offload
+    /// layers to. Not `llama_supports_gpu_offload`, which is also true for any build with the RPC
+    /// backend: remote devices are a model's own (``LocalModel/Configuration/rpcServers``).
     package static var supportsGPUOffload: Bool {
         ensureInitialized()
-        return llama_supports_gpu_offload()
+        return ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU) != nil
+            || ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_IGPU) != nil
     }
 }

@@ -19,8 +19,9 @@ extension LocalModel {
         public var microBatchSize: Int
         /// CPU threads; `nil` means the number of active cores (at least 1).
         public var threads: Int?
-        /// Layers to offload to the GPU; `nil` means all of them when a GPU backend
-        /// exists, 0 keeps everything on the CPU.
+        /// Layers to offload to the GPU (and to the devices of ``rpcServers``); `nil` means all
+        /// of them when this machine has a GPU or ``rpcServers`` names servers, 0 keeps
+        /// everything on this machine's CPU.
         public var gpuLayers: Int?
         /// Let llama.cpp map the file into memory where that helps (its default);
         /// false reads the weights into allocated memory instead.

@@ -14,19 +14,26 @@ extension LocalModel {
     /// The number of weights, as llama.cpp counts them.
     public nonisolated var parameterCount: Int64 { Int64(clamping: llama_model_n_params(handle.pointer)) }
 
-    /// The compute backends llama.cpp registered in this process, e.g. `["CPU"]` or `["CUDA", "CPU"]`.
+    /// The compute backends llama.cpp registered in this process, e.g. `["CPU"]` or `["CUDA", "CPU"]`;
+    /// not the RPC backend, whose devices are a model's own (``backendNames(of:)``).
     public static var backendNames: [String] {
         LlamaRuntime.ensureInitialized()
         return (0..<ggml_backend_reg_count()).compactMap { index in
-            ggml_backend_reg_get(index).flatMap { ggml_backend_reg_name($0) }.map { String(cString: $0) }
+            guard let registry = ggml_backend_reg_get(index), ggml_backend_reg_dev_count(registry) > 0 else { return nil }
+            return ggml_backend_reg_name(registry).map { String(cString: $0) }
         }
     }
 
-    /// The layers that run on a GPU: all of them (the repeating blocks plus the output
-    /// layer) by default when a GPU backend exists, none on a CPU-only build.
+    /// The backends `model` computes on: ``backendNames``, and `RPC` when it has remote devices.
+    public static func backendNames(of model: LocalModel) -> [String] {
+        backendNames + (model.configuration.rpcServers.isEmpty ? [] : ["RPC"])
+    }
+
+    /// The layers that run on a GPU or a remote device (``Configuration/rpcServers``): all of
+    /// them (the repeating blocks plus the output layer) by default when there is one, none on
+    /// a machine without.
     public nonisolated var gpuLayerCount: Int {
-        guard LlamaRuntime.supportsGPUOffload, ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU) != nil
-                || ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_IGPU) != nil else { return 0 }
+        guard LlamaRuntime.supportsGPUOffload || !handle.remoteLinks.isEmpty else { return 0 }
         let available = Int(llama_model_n_layer(handle.pointer)) + 1
         return min(effectiveConfiguration.gpuLayers ?? available, available)
     }

@@ -9,7 +9,7 @@ extension LocalModel.Configuration {
         if let gpuLayers {
             parameters.n_gpu_layers = Int32(clamping: gpuLayers)
         } else {
-            parameters.n_gpu_layers = LlamaRuntime.supportsGPUOffload ? -1 : 0
+            parameters.n_gpu_layers = LlamaRuntime.supportsGPUOffload || !rpcServers.isEmpty ? -1 : 0
         }
         parameters.use_extra_bufts = repacksWeightsInEffect
         // The next-token-prediction layers are left out of memory unless multi-token prediction uses them.
