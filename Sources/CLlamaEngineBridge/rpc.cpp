@@ -42,7 +42,7 @@ void * rpc_function(const char * name) {
 }
 
 std::mutex links_mutex;
-std::map<std::string, llmkit_rpc_link *> links;       // guarded by links_mutex; never freed
+std::map<std::string, llmkit_rpc_link *> links;       // guarded by links_mutex; links are never freed
 
 /// The devices to serve: those named, or the GPUs, or else the CPU (as llama.cpp's rpc-server).
 std::vector<ggml_backend_dev_t> serving_devices(const char * const * names, size_t count) {
@@ -122,21 +122,23 @@ extern "C" llmkit_rpc_link * llmkit_rpc_connect(const char * endpoint, double ti
             throw;
         }
         ::close(probe);         // the server serves one client at a time: the relay's comes next
-        auto link = std::make_unique<llmkit_rpc_link>();
+        // Never freed, even when it fails below: the relay's threads and ggml-rpc's registry
+        // of this relay's address keep pointing at it.
+        auto * link = new llmkit_rpc_link;
         link->endpoint = text;
         link->relay = std::make_unique<llmkit::rpc::relay>(text, target);
         ggml_backend_reg_t registry = add_server(link->relay->local_endpoint().c_str());
         std::string reason;
         if (link->relay->lost(&reason)) throw std::runtime_error(reason);
         if (!registry || ggml_backend_reg_dev_count(registry) == 0) {
+            link->relay->mark_lost(text + " offers no device");
             throw std::runtime_error(text + " offers no device");
         }
         for (size_t i = 0; i < ggml_backend_reg_dev_count(registry); ++i) {
             link->devices.push_back(ggml_backend_reg_dev_get(registry, i));
         }
-        auto * result = link.release();
-        links[text] = result;
-        return result;
+        links[text] = link;
+        return link;
     });
 }
 
