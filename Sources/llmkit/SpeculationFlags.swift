@@ -6,7 +6,7 @@ enum SpeculationFlags {
     /// The value options it adds to a command.
     static let valueOptions: Set<String> = ["--draft-model", "--draft-max"]
     /// The flags it adds to a command.
-    static let flagOptions: Set<String> = ["--lookup", "--mtp"]
+    static let flagOptions: Set<String> = ["--lookup", "--mtp", "--fixed-draft"]
     /// Their help text.
     static let help = """
       -md, --draft-model M a smaller model with the same vocabulary drafts tokens that the model checks
@@ -18,6 +18,8 @@ enum SpeculationFlags {
                            prediction; models such as MiMo, GLM-4.5, DeepSeek-V3 carry them)
       --draft-max N        the most tokens drafted for one step (default: 3 with --draft-model or
                            --mtp, as llama.cpp; 16 with --lookup)
+      --fixed-draft        check every drafted token, as llama.cpp does; by default a step checks as
+                           much of a draft as pays for itself, measured as it generates
     """
 
     /// The speculation the flags ask for; ``LocalModel/Configuration/Speculation/none`` without them.
@@ -30,12 +32,19 @@ enum SpeculationFlags {
         guard chosen <= 1 else {
             throw UsageError(message: "--lookup, --draft-model and --mtp are kinds of speculation: choose one")
         }
+        var speculation: LocalModel.Configuration.Speculation
         if let draftModel {
-            return .draftModel(at: try await ModelOptions.locate(draftModel), maximumDraft: maximum ?? 3)
+            speculation = .draftModel(at: try await ModelOptions.locate(draftModel), maximumDraft: maximum ?? 3)
+        } else if arguments.has("--lookup") {
+            speculation = .promptLookup(maximumDraft: maximum ?? 16)
+        } else if arguments.has("--mtp") {
+            speculation = .multiTokenPrediction(maximumDraft: maximum ?? 3)
+        } else {
+            if maximum != nil { throw UsageError(message: "--draft-max needs --draft-model, --lookup or --mtp") }
+            if arguments.has("--fixed-draft") { throw UsageError(message: "--fixed-draft needs --draft-model, --lookup or --mtp") }
+            return .none
         }
-        if arguments.has("--lookup") { return .promptLookup(maximumDraft: maximum ?? 16) }
-        if arguments.has("--mtp") { return .multiTokenPrediction(maximumDraft: maximum ?? 3) }
-        if maximum != nil { throw UsageError(message: "--draft-max needs --draft-model, --lookup or --mtp") }
-        return .none
+        speculation.adaptsDraftLength = !arguments.has("--fixed-draft")
+        return speculation
     }
 }

@@ -23,7 +23,7 @@ struct SpeculationCommandTests {
         let common = ["run", "-m", try Self.qwen(), "--temperature", "0", "-n", "60", "--json", Self.editing]
         let lookup = try CommandRunner.llmkit(Array(common.prefix(1)) + ["--lookup", "--draft-max", "6"] + common.dropFirst())
         let draft = try CommandRunner.llmkit(Array(common.prefix(1)) + ["-md", try ReferenceModel.speculativeDraftURL().path,
-                                                                       "--spec-draft-n-max", "3"] + common.dropFirst())
+                                                                       "--spec-draft-n-max", "3", "--fixed-draft"] + common.dropFirst())
         #expect(lookup.status == 0 && draft.status == 0, "\(lookup.stderr) \(draft.stderr)")
         let a = try #require(JSONSerialization.jsonObject(with: Data(lookup.stdout.utf8)) as? [String: Any])
         let b = try #require(JSONSerialization.jsonObject(with: Data(draft.stdout.utf8)) as? [String: Any])
@@ -53,6 +53,8 @@ struct SpeculationCommandTests {
         #expect(both.status == 2 && both.stderr.contains("--lookup, --draft-model and --mtp"), "\(both.stderr)")
         let alone = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--draft-max", "4", "hi"])
         #expect(alone.status == 2 && alone.stderr.contains("--draft-max needs --draft-model, --lookup or --mtp"), "\(alone.stderr)")
+        let fixedAlone = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--fixed-draft", "hi"])
+        #expect(fixedAlone.status == 2 && fixedAlone.stderr.contains("--fixed-draft needs"), "\(fixedAlone.stderr)")
         let noLayers = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--mtp", "hi"])
         #expect(noLayers.status == 1 && noLayers.stderr.contains("next-token-prediction"), "\(noLayers.stderr)")
         let range = try CommandRunner.llmkit(["run", "-m", try Self.qwen(), "--lookup", "--draft-max", "0", "hi"])
@@ -66,7 +68,7 @@ struct SpeculationCommandTests {
         let model = try ReferenceModel.multiTokenPredictionURL().path
         let common = ["-m", model, "--temperature", "0", "-n", "48", "--json", "def add(a, b):"]
         let plain = try CommandRunner.llmkit(["run"] + common)
-        let mtp = try CommandRunner.llmkit(["run", "--mtp"] + common)
+        let mtp = try CommandRunner.llmkit(["run", "--mtp", "--fixed-draft"] + common)
         #expect(plain.status == 0 && mtp.status == 0, "\(plain.stderr) \(mtp.stderr)")
         let a = try #require(JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
         let b = try #require(JSONSerialization.jsonObject(with: Data(mtp.stdout.utf8)) as? [String: Any])

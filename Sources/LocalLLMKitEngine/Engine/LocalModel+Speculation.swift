@@ -36,6 +36,14 @@ extension LocalModel.Configuration {
         package let source: Source
         /// The most tokens drafted for one step (0 without speculation).
         public let maximumDraft: Int
+        /// Whether each step checks only as much of a draft as pays for itself (true by
+        /// default): the model measures what a step costs by its number of tokens and how often
+        /// each request's drafts are accepted, and checks the number of drafted tokens that
+        /// maximises the expected tokens per second, none when no draft pays. Where checking a
+        /// token costs nearly nothing (a GPU) that is usually the whole draft; on a CPU with few
+        /// cores, only drafts that are likely right. False checks every drafted token, up to
+        /// ``maximumDraft``, as llama.cpp does.
+        public var adaptsDraftLength = true
 
         /// No speculation: one token per step.
         public static let none = Speculation(source: .none, maximumDraft: 0)
@@ -90,7 +98,10 @@ extension LocalModel.Configuration {
         package func resolved(for file: GGUFFile) throws -> Speculation {
             switch source {
             case .automatic:
-                return file.multiTokenPredictionLayers > 0 && !file.hasRecurrentLayers ? .multiTokenPrediction() : .none
+                guard file.multiTokenPredictionLayers > 0 && !file.hasRecurrentLayers else { return .none }
+                var chosen = Speculation.multiTokenPrediction()
+                chosen.adaptsDraftLength = adaptsDraftLength
+                return chosen
             case .multiTokenPrediction where file.multiTokenPredictionLayers == 0:
                 throw LocalModel.Error.speculationUnsupported(
                     reason: "\(file.url.lastPathComponent) has no next-token-prediction layers that llama.cpp can run "
@@ -114,13 +125,15 @@ extension LocalModel.Configuration {
         }
 
         /// "none", "prompt lookup (3-grams, up to 16 tokens)", "draft model NAME (up to 8 tokens)",
-        /// "multi-token prediction (up to 3 tokens)" or "automatic".
+        /// "multi-token prediction (up to 3 tokens)" or "automatic"; ", every token checked"
+        /// follows when ``adaptsDraftLength`` is false.
         public var description: String {
-            switch source {
+            let checked = adaptsDraftLength ? "" : ", every token checked"
+            return switch source {
             case .none: "none"
-            case .promptLookup(let length): "prompt lookup (\(length)-grams, up to \(maximumDraft) tokens)"
-            case .draftModel(let url): "draft model \(url.lastPathComponent) (up to \(maximumDraft) tokens)"
-            case .multiTokenPrediction: "multi-token prediction (up to \(maximumDraft) tokens)"
+            case .promptLookup(let length): "prompt lookup (\(length)-grams, up to \(maximumDraft) tokens\(checked))"
+            case .draftModel(let url): "draft model \(url.lastPathComponent) (up to \(maximumDraft) tokens\(checked))"
+            case .multiTokenPrediction: "multi-token prediction (up to \(maximumDraft) tokens\(checked))"
             case .automatic: "automatic"
             }
         }

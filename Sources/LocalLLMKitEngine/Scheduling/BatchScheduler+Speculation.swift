@@ -12,12 +12,24 @@ extension BatchScheduler {
         var batchIndex: Int
     }
 
+    /// A prompt-lookup draft that was not checked: its tokens would have been at positions
+    /// `start`, `start + 1`, …
+    struct ShadowDraft {
+        var start: Int
+        var tokens: [Int32]
+    }
+
     /// Drafts for the generating sequences `indices`, within the batch's room (each sequence's
     /// pending token first) and each request's token and context limits, for the requests whose
     /// options speculate (``CompletionOptions/speculates``). A sequence without
     /// a draft this step is absent. A failing draft model costs only this step's drafts.
+    ///
+    /// With a ``DraftPlanner``, a draft model or MTP drafts only the tokens the plan checks;
+    /// prompt lookup drafts all it can, the plan checks part of it, and a draft it leaves
+    /// wholly unchecked is kept as a ``ShadowDraft``.
     func draft(for indices: [Int]) -> [Int: [Int32]] {
         guard let speculator else { return [:] }
+        observeShadowDrafts(of: indices)
         var room = context.batchSize - indices.count
         var requests: [Speculator.Request] = []
         for index in indices {
@@ -28,12 +40,57 @@ extension BatchScheduler {
             requests.append(.init(sequence: slots[index].id, history: slots[index].tokens, lastToken: token, maximum: maximum))
             room -= maximum
         }
-        guard let drafts = try? speculator.drafts(for: requests) else { return [:] }
+        if let draftPlanner, !speculator.draftsCheaply {
+            let lengths = draftPlanner.lengths(for: requests.map { (Int($0.sequence), $0.maximum) }, rows: indices.count)
+            for (offset, length) in lengths.enumerated() { requests[offset].maximum = length }
+            requests.removeAll { $0.maximum == 0 }
+        }
+        let start = ContinuousClock.now
+        guard var drafts = try? speculator.drafts(for: requests) else { return [:] }
+        if !speculator.draftsCheaply {
+            draftPlanner?.recordDrafting(tokens: requests.map(\.maximum).max() ?? 0, seconds: (.now - start).seconds)
+        } else if let draftPlanner {
+            let lengths = draftPlanner.lengths(for: zip(requests, drafts).map { (Int($0.sequence), $1.count) },
+                                               rows: indices.count)
+            for (offset, length) in lengths.enumerated() where length < drafts[offset].count {
+                let sequence = requests[offset].sequence
+                if length == 0, shadowDrafts[sequence] == nil {
+                    shadowDrafts[sequence] = ShadowDraft(start: requests[offset].history.count + 1, tokens: drafts[offset])
+                }
+                drafts[offset].removeSubrange(length...)
+            }
+        }
         var result: [Int: [Int32]] = [:]
         for (request, draft) in zip(requests, drafts) where !draft.isEmpty {
             result[Int(request.sequence)] = draft
         }
         return result
+    }
+
+    /// Compares the unchecked drafts of the sequences `indices` with the tokens they have
+    /// generated since (the pending token included); a draft is counted once it is decided:
+    /// a token differs, or every token agrees.
+    private func observeShadowDrafts(of indices: [Int]) {
+        guard !shadowDrafts.isEmpty else { return }
+        for index in indices {
+            let sequence = slots[index].id
+            guard let shadow = shadowDrafts[sequence], let pending = slots[index].generation?.pendingToken else { continue }
+            let tokens = slots[index].tokens
+            var agreeing = 0
+            var decided = false
+            for (offset, drafted) in shadow.tokens.enumerated() {
+                let position = shadow.start + offset
+                guard position <= tokens.count else { break }
+                if (position < tokens.count ? tokens[position] : pending) != drafted {
+                    decided = true
+                    break
+                }
+                agreeing += 1
+            }
+            guard decided || agreeing == shadow.tokens.count else { continue }
+            draftPlanner?.recordDraft(drafted: shadow.tokens.count, accepted: agreeing, of: Int(sequence))
+            shadowDrafts[sequence] = nil
+        }
     }
 
     /// Draws along `speculation`'s positions for slot `index` after the step decoded `entries`,
@@ -45,6 +102,7 @@ extension BatchScheduler {
         defer {
             context.removePositions(of: slots[index].id, from: slots[index].tokens.count)
             generation.recordDraft(drafted: speculation.draft.count, accepted: accepted)
+            draftPlanner?.recordDraft(drafted: speculation.draft.count, accepted: accepted, of: Int(slots[index].id))
             speculator?.accept(accepted, for: slots[index].id)
             if generation.outcome != nil { release(index) }
         }

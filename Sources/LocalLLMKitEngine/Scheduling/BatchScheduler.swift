@@ -35,6 +35,11 @@ package final class BatchScheduler: @unchecked Sendable {
     private let defersText: Bool
     /// Drafts tokens for generating sequences, with speculation.
     let speculator: Speculator?
+    /// Chooses how much of each draft a step checks, when the speculation adapts its draft length.
+    var draftPlanner: DraftPlanner?
+    /// Prompt-lookup drafts that a step left unchecked, by sequence: compared with the tokens
+    /// generated instead, they tell the planner how often such drafts are right, for free.
+    var shadowDrafts: [Int32: ShadowDraft] = [:]
     var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
     private var waiting: [Waiting] = []
@@ -56,6 +61,11 @@ package final class BatchScheduler: @unchecked Sendable {
         self.queueLimit = queueLimit
         self.defersText = defersText && speculator == nil
         self.speculator = speculator
+        if let speculator, speculator.adaptsDraftLength {
+            let rows = min(context.batchSize, context.sequenceCount * (speculator.maximumDraft + 1))
+            draftPlanner = DraftPlanner(sequenceCount: context.sequenceCount, maximumDraft: speculator.maximumDraft,
+                                        maximumRows: rows)
+        }
         self.slots = (0..<context.sequenceCount).map { SequenceSlot(id: Int32($0)) }
     }
 
@@ -136,7 +146,10 @@ package final class BatchScheduler: @unchecked Sendable {
         }
         laps?.lap(\.building)
         if !entries.isEmpty {
-            decode(entries, flags: flags, promptTaken: promptTaken, generating: generating, speculated: speculated, laps: &laps)
+            let start = ContinuousClock.now
+            let decoded = decode(entries, flags: flags, promptTaken: promptTaken, generating: generating,
+                                 speculated: speculated, laps: &laps)
+            if decoded && promptTaken.isEmpty { draftPlanner?.recordStep(rows: entries.count, seconds: (.now - start).seconds) }
         }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && !entries.isEmpty) }
@@ -154,8 +167,10 @@ package final class BatchScheduler: @unchecked Sendable {
         lastGenerationStepEnd = laps.last
     }
 
+    /// Decodes one step's batch and samples; false when the decode failed (the batch counts for nothing).
+    @discardableResult
     private func decode(_ entries: [InferenceContext.Entry], flags: [CancellationFlag], promptTaken: [(slot: Int, count: Int)],
-                        generating: [Int], speculated: [Int: Speculated], laps: inout StepLaps?) {
+                        generating: [Int], speculated: [Int: Speculated], laps: inout StepLaps?) -> Bool {
         let code = context.decode(entries, cancellations: flags)
         laps?.lap(\.decoding)
         if defersText {
@@ -178,7 +193,7 @@ package final class BatchScheduler: @unchecked Sendable {
                 let error = context.error(for: code)
                 for index in Set(entries.map { Int($0.sequence) }) { fail(index, error) }
             }
-            return
+            return false
         }
         speculator?.didDecode(entries)
         var draws: [SamplingDraw] = []
@@ -206,6 +221,7 @@ package final class BatchScheduler: @unchecked Sendable {
             verify(speculation, of: index, decoded: entries)
         }
         laps?.lap(\.sampling)
+        return true
     }
 
     /// Handles the text of the tokens that the requests on `indices` sampled last. Before a
@@ -248,6 +264,8 @@ package final class BatchScheduler: @unchecked Sendable {
             waiting.removeFirst()
             let cached = prepare(placement)
             speculator?.begin(slots[placement.slot].id, prompt: next.request.plan.promptTokens)
+            draftPlanner?.reset(Int(slots[placement.slot].id))
+            shadowDrafts[slots[placement.slot].id] = nil
             do {
                 let generation = try ActiveGeneration(request: next.request, submitted: next.submitted,
                                                       sequence: slots[placement.slot].id, cachedTokens: cached,

@@ -34,6 +34,12 @@ package final class Speculator {
     private let pointer: OpaquePointer
     /// The most tokens drafted for one step.
     package let maximumDraft: Int
+    /// Whether a ``DraftPlanner`` chooses how much of each draft a step checks
+    /// (``LocalModel/Configuration/Speculation/adaptsDraftLength``).
+    package let adaptsDraftLength: Bool
+    /// Whether drafting costs next to nothing (prompt lookup searches the tokens), so that a
+    /// step can draft the most and check only part: a draft model or MTP decodes to draft.
+    package let draftsCheaply: Bool
     private let draft: InferenceContext?
     /// Whether the draft context is an MTP context of the target's own model.
     private let predictsWithModelLayers: Bool
@@ -69,6 +75,8 @@ package final class Speculator {
         }
         self.pointer = made
         self.maximumDraft = speculation.maximumDraft
+        self.adaptsDraftLength = speculation.adaptsDraftLength
+        self.draftsCheaply = kind == Int32(LLMKIT_SPECULATOR_PROMPT_LOOKUP)
         self.draft = draft
         self.predictsWithModelLayers = speculation.source == .multiTokenPrediction
         self.drafted = Array(repeating: [], count: target.sequenceCount)

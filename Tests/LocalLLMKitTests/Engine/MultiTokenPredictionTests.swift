@@ -27,6 +27,9 @@ struct MultiTokenPredictionTests {
         let automatic = try await Self.load(.automatic)
         #expect(automatic.speculationInEffect == .multiTokenPrediction())
         #expect(automatic.speculationInEffect.description == "multi-token prediction (up to 3 tokens)")
+        let fixed = try await Self.load(SpeculationTests.fixed(.automatic))
+        #expect(fixed.speculationInEffect == SpeculationTests.fixed(.multiTokenPrediction()))
+        #expect(fixed.speculationInEffect.description == "multi-token prediction (up to 3 tokens, every token checked)")
         // A model without such layers: automatic means none, and asking for them is a typed error.
         let smol = try await LocalModel.load(from: try ReferenceModel.chatURL(), configuration: .init(speculation: .automatic))
         #expect(smol.speculationInEffect == .none)
@@ -40,7 +43,7 @@ struct MultiTokenPredictionTests {
 
     @Test("greedy output is byte-identical with and without multi-token prediction, for 10 prompts")
     func greedyIdentical() async throws {
-        let model = try await Self.load(.multiTokenPrediction(maximumDraft: 3))
+        let model = try await Self.load(SpeculationTests.fixed(.multiTokenPrediction(maximumDraft: 3)))
         let plain = try await Self.load(.none)
         var drafted = 0
         var accepted = 0
@@ -63,7 +66,7 @@ struct MultiTokenPredictionTests {
     @Test("requests at once, a cached prefix and a copied one keep the model's own tokens")
     func sequencesAndCache() async throws {
         let plain = try await Self.load(.none)
-        let model = try await Self.load(.multiTokenPrediction(), sequences: 3)
+        let model = try await Self.load(SpeculationTests.fixed(.multiTokenPrediction()), sequences: 3)
         let prompts = Array(SpeculationTests.prompts.prefix(3))
         let together = try await withThrowingTaskGroup(of: (Int, ModelResponse<String>).self) { group in
             for (index, prompt) in prompts.enumerated() {
@@ -93,7 +96,7 @@ struct MultiTokenPredictionTests {
     @Test("a stop sequence inside an accepted draft stops where plain decoding stops; cancelling stops within a step")
     func stopsAndCancellation() async throws {
         let plain = try await Self.load(.none)
-        let model = try await Self.load(.multiTokenPrediction(), sequences: 2)
+        let model = try await Self.load(SpeculationTests.fixed(.multiTokenPrediction()), sequences: 2)
         let prompt = SpeculationTests.prompts[6]
         let reference = try await plain.complete(prompt, options: Self.options)
         // A stop sequence made of the reference's own text, from its middle.

@@ -32,22 +32,31 @@ struct SpeculationTests {
                                                        repacksWeights: false))
     }
 
+    /// `speculation` checking every drafted token, so that a test sees drafts whatever the
+    /// planner would make of this machine's speed (see ``LocalModel/Configuration/Speculation/adaptsDraftLength``).
+    static func fixed(_ speculation: LocalModel.Configuration.Speculation) -> LocalModel.Configuration.Speculation {
+        var fixed = speculation
+        fixed.adaptsDraftLength = false
+        return fixed
+    }
+
     static func draftURL() throws -> URL {
         try ReferenceModel.speculativeDraftURL()
     }
 
     /// Byte-identical where the CPU's logits of a batch equal those of one token: drafts of up
     /// to 6 tokens (7 rows), attention over fewer than 512 cells (these prompts and answers need 256).
-    @Test("greedy output is byte-identical with prompt lookup and with a draft model, for 10 prompts")
+    @Test("greedy output is byte-identical with prompt lookup (adaptive and fixed) and with a draft model, for 10 prompts")
     func greedyIdentical() async throws {
         let plain = try await Self.load(.none)
-        let lookup = try await Self.load(.promptLookup(maximumDraft: 6))
-        let drafted = try await Self.load(.draftModel(at: try Self.draftURL(), maximumDraft: 4))
+        let adaptive = try await Self.load(.promptLookup(maximumDraft: 6))
+        let lookup = try await Self.load(Self.fixed(.promptLookup(maximumDraft: 6)))
+        let drafted = try await Self.load(Self.fixed(.draftModel(at: try Self.draftURL(), maximumDraft: 4)))
         var totals: [String: (drafted: Int, accepted: Int)] = [:]
         for prompt in Self.prompts {
             let reference = try await plain.complete(prompt, options: Self.options)
             #expect(reference.statistics.draftedTokens == 0)
-            for (name, model) in [("lookup", lookup), ("draft", drafted)] {
+            for (name, model) in [("adaptive lookup", adaptive), ("lookup", lookup), ("draft", drafted)] {
                 let result = try await model.complete(prompt, options: Self.options)
                 #expect(result.tokens == reference.tokens, "\(name) changed the output of \(prompt.debugDescription)")
                 #expect(result.text == reference.text)
@@ -58,16 +67,22 @@ struct SpeculationTests {
                 totals[name, default: (0, 0)].accepted += result.statistics.acceptedDraftTokens
             }
         }
-        // Both drafted, and both had drafts rejected: the verification's both paths ran.
-        for (name, total) in totals {
+        // Both fixed kinds drafted, and both had drafts rejected: the verification's both paths ran.
+        for name in ["lookup", "draft"] {
+            let total = try #require(totals[name])
             #expect(total.accepted > 0, "\(name) never had a draft accepted")
             #expect(total.accepted < total.drafted, "\(name) never had a draft token rejected")
         }
+        // The planner checked drafts where they were likely right, and fewer wrong tokens than
+        // checking every drafted token.
+        let planned = try #require(totals["adaptive lookup"]), every = try #require(totals["lookup"])
+        #expect(planned.accepted > 0)
+        #expect(planned.drafted - planned.accepted < every.drafted - every.accepted, "\(planned) against \(every)")
     }
 
     @Test("a request with speculates false decodes one token per step on a speculating model, with the same tokens")
     func optingOut() async throws {
-        let model = try await Self.load(.promptLookup(maximumDraft: 6))
+        let model = try await Self.load(Self.fixed(.promptLookup(maximumDraft: 6)))
         var options = Self.options
         options.speculates = false
         let plain = try await model.complete(Self.prompts[0], options: options)
@@ -102,7 +117,7 @@ struct SpeculationTests {
     @Test("a stop sequence or the token limit inside an accepted draft ends where plain decoding ends")
     func stopsInsideDrafts() async throws {
         let plain = try await Self.load(.none)
-        let lookup = try await Self.load(.promptLookup(maximumDraft: 16))
+        let lookup = try await Self.load(Self.fixed(.promptLookup(maximumDraft: 16)))
         let prompt = Self.prompts[1]
         // "lazy" lies inside the quoted passage, which lookup drafts in long runs.
         var stopping = Self.options
@@ -124,7 +139,7 @@ struct SpeculationTests {
     @Test("structured output with speculation: the grammar applies to every drafted position")
     func structuredOutput() async throws {
         let plain = try await Self.load(.none)
-        let lookup = try await Self.load(.promptLookup)
+        let lookup = try await Self.load(Self.fixed(.promptLookup))
         let schema = #"{"type": "object", "properties": {"name": {"type": "string"}, "born": {"type": "integer"}}, "required": ["name", "born"]}"#
         let prompt = Self.prompts[2] + " Ada Lovelace\n\nThe same record as JSON with only name and born:\n"
         let options = CompletionOptions.greedy(maximumResponseTokens: 40)
@@ -138,7 +153,7 @@ struct SpeculationTests {
 
     @Test("cancelling mid-draft stops within a step; the model and its other requests carry on")
     func cancellation() async throws {
-        let model = try await Self.load(.draftModel(at: try Self.draftURL(), maximumDraft: 4), sequences: 2)
+        let model = try await Self.load(Self.fixed(.draftModel(at: try Self.draftURL(), maximumDraft: 4)), sequences: 2)
         let endless = CompletionOptions(maximumResponseTokens: 400, sampling: .init(temperature: 0))
         let reference = try await Self.load(.none).complete(Self.prompts[4], options: Self.options)
         let other = Task { try await model.complete(Self.prompts[4], options: Self.options) }
