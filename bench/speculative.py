@@ -17,7 +17,8 @@ Usage:
   bench/speculative.py --lookup [--draft-max 16] [--model GGUF]
   bench/speculative.py --draft-model DRAFT.gguf [--draft-max 3] [--model TARGET.gguf]
   bench/speculative.py --mtp [--draft-max 3] --model MODEL_WITH_NEXTN_LAYERS.gguf
-  options: --pairs 2 (ABBA pairs of the tools), --runs 2 (runs per task and mode in each tool's turn),
+  options: --fixed-draft (llmkit checks every drafted token, as llama-server; default: the planner's lengths),
+           --pairs 2 (ABBA pairs of the tools), --runs 2 (runs per task and mode in each tool's turn),
            --max-tokens 256, --tasks editing,extraction (kinds or names), --json FILE
 """
 import argparse, json, os, socket, statistics, subprocess, sys, time, urllib.request
@@ -38,6 +39,8 @@ def llmkit_run(args):
                "-r", str(args.runs), "--max-tokens", str(args.max_tokens), "-c", "4096", "-ngl", str(args.gpu_layers)]
     command += ["--draft-model", args.draft_model] if args.draft_model else ["--mtp"] if args.mtp else ["--lookup"]
     command += ["--draft-max", str(args.draft_max)]
+    if args.fixed_draft:
+        command += ["--fixed-draft"]
     if args.tasks:
         command += ["--tasks", args.tasks]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -116,6 +119,8 @@ def main():
     parser.add_argument("--lookup", action="store_true")
     parser.add_argument("--mtp", action="store_true", help="multi-token prediction (a model with NextN layers)")
     parser.add_argument("--draft-max", type=int)
+    parser.add_argument("--fixed-draft", action="store_true",
+                        help="llmkit checks every drafted token, as llama-server does (default: what pays)")
     parser.add_argument("--ngram", type=int, default=3, help="prompt lookup's n-gram length (llmkit's default)")
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--runs", type=int, default=1)

@@ -51,6 +51,18 @@ package struct DraftPlanner: Sendable {
             }
         }
 
+        /// These counts scaled down to at most `drafts` drafts' worth.
+        func weighing(atMost drafts: Double) -> Acceptance {
+            guard reached[0] > drafts else { return self }
+            var scaled = self
+            let factor = drafts / reached[0]
+            for index in reached.indices {
+                scaled.reached[index] *= factor
+                scaled.rejected[index] *= factor
+            }
+            return scaled
+        }
+
         /// Adds a draft of `drafted` tokens of which the first `accepted` were accepted.
         mutating func add(drafted: Int, accepted: Int) {
             guard drafted > 0 else { return }
@@ -69,6 +81,8 @@ package struct DraftPlanner: Sendable {
     /// No position's rejection rate is estimated below this, so that a run of accepted drafts
     /// never makes a long draft look free of risk.
     static let lowestRejection = 0.01
+    /// How many drafts' worth of the model's recent drafts a new request starts from.
+    static let startingWeight = 2.0
     /// How many drafts' worth a later position's own rate needs to outweigh the rate of the
     /// later positions together.
     static let priorWeight = 2.0
@@ -82,6 +96,8 @@ package struct DraftPlanner: Sendable {
     /// Seconds of drafting per drafted token (a draft model's decodes); nil until measured.
     private var draftSecondsPerToken: Double?
     private var acceptance: [Acceptance]
+    /// Every sequence's drafts together: where a new request starts from.
+    private var recent: Acceptance
     private let maximumDraft: Int
 
     /// A planner for `sequenceCount` sequences that draft at most `maximumDraft` tokens, whose
@@ -89,13 +105,15 @@ package struct DraftPlanner: Sendable {
     package init(sequenceCount: Int, maximumDraft: Int, maximumRows: Int) {
         self.maximumDraft = max(maximumDraft, 1)
         stepSeconds = Array(repeating: [], count: max(maximumRows, 1) + 1)
-        acceptance = Array(repeating: Acceptance(positions: self.maximumDraft), count: sequenceCount)
+        recent = Acceptance(positions: self.maximumDraft)
+        acceptance = Array(repeating: recent, count: sequenceCount)
     }
 
-    /// Forgets `sequence`'s drafts: a new request starts on it.
+    /// Starts `sequence` afresh for a new request: from the model's recent drafts, weighing as
+    /// much as ``startingWeight`` drafts, so that its own drafts soon outweigh them.
     package mutating func reset(_ sequence: Int) {
         guard acceptance.indices.contains(sequence) else { return }
-        acceptance[sequence] = Acceptance(positions: maximumDraft)
+        acceptance[sequence] = recent.weighing(atMost: Self.startingWeight)
     }
 
     /// Adds a step without prompt tokens that decoded `rows` rows in `seconds` (drafting excluded).
@@ -120,6 +138,7 @@ package struct DraftPlanner: Sendable {
     package mutating func recordDraft(drafted: Int, accepted: Int, of sequence: Int) {
         guard acceptance.indices.contains(sequence) else { return }
         acceptance[sequence].add(drafted: drafted, accepted: accepted)
+        recent.add(drafted: drafted, accepted: accepted)
     }
 
     /// The chance that each of the first `count` tokens of `sequence`'s next draft is accepted.

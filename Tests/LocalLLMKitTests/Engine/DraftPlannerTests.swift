@@ -77,8 +77,19 @@ struct DraftPlannerTests {
         let lengths = planner.lengths(for: [(0, 8), (1, 8), (2, 8)], rows: 3)
         #expect(lengths[0] == 8 && lengths[1] == 0 && lengths[0] > lengths[2], "\(lengths)")
         #expect(planner.lengths(for: [(0, 3)], rows: 3) == [3], "a candidate's maximum is kept")
-        planner.reset(0)
-        #expect(planner.chances(of: 0, count: 1) == [0.5], "a new request starts from one half")
+    }
+
+    @Test("a new request starts from the model's recent drafts, lightly, and its own drafts soon outweigh them")
+    func newRequestsStartFromRecentDrafts() {
+        var planner = Self.planner(costs: Self.cpuMilliseconds, sequences: 2)
+        planner.reset(1)
+        #expect(planner.chances(of: 1, count: 1) == [0.5], "without any draft yet, one half")
+        for _ in 0..<10 { planner.recordDraft(drafted: 8, accepted: 8, of: 0) }
+        planner.reset(1)
+        let start = planner.chances(of: 1, count: 1)[0]
+        #expect(start > 0.6 && start < planner.chances(of: 0, count: 1)[0], "\(start)")
+        for _ in 0..<3 { planner.recordDraft(drafted: 8, accepted: 0, of: 1) }
+        #expect(planner.chances(of: 1, count: 1)[0] < 0.4)
     }
 
     @Test("a slow first step at a new batch shape is forgotten once the shape is measured again")
