@@ -54,7 +54,7 @@ enum BenchCommand {
                                   (default: 40); throughput over the steady state (--json for an object)
               --speculative       instead: greedy generation speed without and with speculation (--lookup,
                                   the default, --draft-model M or --mtp; --draft-max N) on a fixed set of editing,
-                                  extraction, quoting and code-generation tasks, -r ABBA pairs each
+                                  extraction, quoting and code-generation tasks, one unmeasured run then -r ABBA pairs each
                                   (default: 2), up to --max-tokens (default: 256); whether the texts match;
                                   --tasks K[,K…] picks kinds (editing, extraction, quoting, generation) or names
         \(SpeculationFlags.help)

@@ -3,7 +3,7 @@ import LocalLLMKit
 
 /// `llmkit bench --speculative`: generation speed with and without speculation on the fixed
 /// tasks of ``SpeculativeTask``, greedy, through the model's chat template; runs alternate
-/// plain, speculative, speculative, plain (-r such pairs per task).
+/// plain, speculative, speculative, plain (-r such pairs per task), after one unmeasured plain run.
 enum SpeculativeBenchmark {
     /// One task's measurements.
     struct Row: Encodable {
@@ -68,6 +68,11 @@ enum SpeculativeBenchmark {
         var rows: [Row] = []
         for task in tasks {
             var plainRuns: [ModelResponse<String>] = [], speculativeRuns: [ModelResponse<String>] = []
+            // An unmeasured run first, so that every measured run finds the task's prompt in the
+            // prefix cache and evaluates only its last token: a prompt evaluated whole gives that
+            // token's logits from a batch of many rows, which can differ in the last bits and
+            // turn a near tie the other way (as llama-server's `cache_prompt`).
+            _ = try await answer(task, model: model, options: plainOptions)
             for _ in 0..<pairs {
                 plainRuns.append(try await answer(task, model: model, options: plainOptions))
                 speculativeRuns.append(try await answer(task, model: model, options: options))

@@ -48,7 +48,11 @@ extension BatchScheduler {
         let start = ContinuousClock.now
         guard var drafts = try? speculator.drafts(for: requests) else { return [:] }
         if !speculator.draftsCheaply {
-            draftPlanner?.recordDrafting(tokens: requests.map(\.maximum).max() ?? 0, seconds: (.now - start).seconds)
+            // A draft context that had to catch up on more than the last step's tokens (a new
+            // prompt, or steps that did not draft) took longer than drafting does step by step.
+            if speculator.caughtUpTokens <= requests.count {
+                draftPlanner?.recordDrafting(tokens: requests.map(\.maximum).max() ?? 0, seconds: (.now - start).seconds)
+            }
         } else if let draftPlanner {
             let lengths = draftPlanner.lengths(for: zip(requests, drafts).map { (Int($0.sequence), $1.count) },
                                                rows: indices.count)

@@ -86,15 +86,15 @@ package struct DraftPlanner: Sendable {
     /// How many drafts' worth a later position's own rate needs to outweigh the rate of the
     /// later positions together.
     static let priorWeight = 2.0
-    /// The weight of a new measurement of drafting's seconds in its moving average.
-    static let costWeight = 0.3
-    /// How many recent steps of each row count are kept: the fastest of them is the estimate.
+    /// How many recent steps of each row count, and recent drafting calls, are kept: the
+    /// fastest of them is the estimate.
     static let keptSteps = 3
 
     /// The seconds of recent steps by the rows they decoded (index 0 unused), newest last.
     private var stepSeconds: [[Double]]
-    /// Seconds of drafting per drafted token (a draft model's decodes); nil until measured.
-    private var draftSecondsPerToken: Double?
+    /// Seconds of drafting per drafted token (a draft model's decodes) of recent drafting
+    /// calls, newest last.
+    private var draftSeconds: [Double] = []
     private var acceptance: [Acceptance]
     /// Every sequence's drafts together: where a new request starts from.
     private var recent: Acceptance
@@ -127,11 +127,12 @@ package struct DraftPlanner: Sendable {
         if stepSeconds[rows].count > Self.keptSteps { stepSeconds[rows].removeFirst() }
     }
 
-    /// Adds a drafting call whose longest draft asked for `tokens` tokens and took `seconds`.
+    /// Adds a drafting call whose longest draft asked for `tokens` tokens and took `seconds`;
+    /// the fastest of the last few, per token, is the estimate, as for steps.
     package mutating func recordDrafting(tokens: Int, seconds: Double) {
         guard tokens > 0, seconds.isFinite, seconds >= 0 else { return }
-        let sample = seconds / Double(tokens)
-        draftSecondsPerToken = draftSecondsPerToken.map { $0 + Self.costWeight * (sample - $0) } ?? sample
+        draftSeconds.append(seconds / Double(tokens))
+        if draftSeconds.count > Self.keptSteps { draftSeconds.removeFirst() }
     }
 
     /// Adds a draft of `drafted` tokens for `sequence`, whose first `accepted` were accepted.
@@ -181,7 +182,7 @@ package struct DraftPlanner: Sendable {
         var lengths = Array(repeating: 0, count: candidates.count)
         let odds = candidates.map { chances(of: $0.sequence, count: $0.maximum) }
         // Drafting's seconds count only once steps are measured in seconds too.
-        let draftSeconds = stepSeconds.contains { !$0.isEmpty } ? draftSecondsPerToken ?? 0 : 0
+        let draftSeconds = stepSeconds.contains { !$0.isEmpty } ? self.draftSeconds.min() ?? 0 : 0
         var expectedTokens = Double(max(rows, 1))
         var plannedRows = max(rows, 1)
         var best = (rate: expectedTokens / expectedSeconds(rows: plannedRows), lengths: lengths)

@@ -45,6 +45,9 @@ package final class Speculator {
     private let predictsWithModelLayers: Bool
     /// What a draft model's context holds for each sequence, from position 0 on.
     private var drafted: [[Int32]]
+    /// How many tokens the last ``drafts(for:)`` decoded in the draft model's context to bring
+    /// it up to the target's tokens before drafting (the whole prompt, the first time).
+    package private(set) var caughtUpTokens = 0
 
     /// A speculator over `target`'s sequences.
     /// - Parameter draft: the draft model's context, for a draft model.
@@ -150,6 +153,7 @@ package final class Speculator {
     private func catchUp(_ requests: [Request]) throws {
         guard let draft else { return }
         var pending: [(token: Int32, position: Int32, sequence: Int32)] = []
+        defer { caughtUpTokens = pending.count }
         for request in requests {
             let index = Int(request.sequence)
             var kept = zip(drafted[index], request.history).prefix { $0 == $1 }.count

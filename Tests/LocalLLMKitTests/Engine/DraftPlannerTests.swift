@@ -113,4 +113,16 @@ struct DraftPlannerTests {
         planner.recordDrafting(tokens: 3, seconds: 3 * 0.030)    // each drafted token costs more than a step
         #expect(planner.lengths(for: [(0, 3)], rows: 1) == [0])
     }
+
+    @Test("a slow drafting call is forgotten once drafting is measured faster")
+    func fastestRecentDrafting() {
+        var planner = Self.planner(costs: Self.linearCosts(base: 20, perRow: 1))
+        for _ in 0..<8 { planner.recordDraft(drafted: 3, accepted: 3, of: 0) }
+        planner.recordDrafting(tokens: 3, seconds: 3 * 0.030)
+        #expect(planner.lengths(for: [(0, 3)], rows: 1) == [0])
+        planner.recordDrafting(tokens: 3, seconds: 3 * 0.002)
+        #expect(planner.lengths(for: [(0, 3)], rows: 1) == [3])
+        for _ in 0..<3 { planner.recordDrafting(tokens: 3, seconds: 3 * 0.030) }
+        #expect(planner.lengths(for: [(0, 3)], rows: 1) == [0], "only the last few calls count")
+    }
 }
