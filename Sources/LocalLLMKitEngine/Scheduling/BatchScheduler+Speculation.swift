@@ -12,11 +12,14 @@ extension BatchScheduler {
         var batchIndex: Int
     }
 
-    /// A prompt-lookup draft that was not checked: its tokens would have been at positions
-    /// `start`, `start + 1`, …
+    /// A prompt-lookup draft that was checked only in part, or not at all: its tokens would
+    /// have been at positions `start`, `start + 1`, …, and the step checked the first `checked`.
+    /// What follows the checked part is compared with the tokens generated later, so that the
+    /// planner learns how far drafts run right beyond what it checks, instead of guessing.
     struct ShadowDraft {
         var start: Int
         var tokens: [Int32]
+        var checked: Int
     }
 
     /// Drafts for the generating sequences `indices`, within the batch's room (each sequence's
@@ -25,8 +28,8 @@ extension BatchScheduler {
     /// a draft this step is absent. A failing draft model costs only this step's drafts.
     ///
     /// With a ``DraftPlanner``, a draft model or MTP drafts only the tokens the plan checks;
-    /// prompt lookup drafts all it can, the plan checks part of it, and a draft it leaves
-    /// wholly unchecked is kept as a ``ShadowDraft``.
+    /// prompt lookup drafts all it can, the plan checks part of it, and a draft it does not
+    /// check whole is kept as a ``ShadowDraft`` (one per sequence at a time).
     func draft(for indices: [Int]) -> [Int: [Int32]] {
         guard let speculator else { return [:] }
         observeShadowDrafts(of: indices)
@@ -58,8 +61,9 @@ extension BatchScheduler {
                                                rows: indices.count)
             for (offset, length) in lengths.enumerated() where length < drafts[offset].count {
                 let sequence = requests[offset].sequence
-                if length == 0, shadowDrafts[sequence] == nil {
-                    shadowDrafts[sequence] = ShadowDraft(start: requests[offset].history.count + 1, tokens: drafts[offset])
+                if shadowDrafts[sequence] == nil {
+                    shadowDrafts[sequence] = ShadowDraft(start: requests[offset].history.count + 1, tokens: drafts[offset],
+                                                         checked: length)
                 }
                 drafts[offset].removeSubrange(length...)
             }
@@ -71,9 +75,10 @@ extension BatchScheduler {
         return result
     }
 
-    /// Compares the unchecked drafts of the sequences `indices` with the tokens they have
+    /// Compares the shadow drafts of the sequences `indices` with the tokens they have
     /// generated since (the pending token included); a draft is counted once it is decided:
-    /// a token differs, or every token agrees.
+    /// a token differs, or every token agrees. The planner counts it whole, checked part
+    /// included (``verify(_:of:decoded:)`` leaves that part to this).
     private func observeShadowDrafts(of indices: [Int]) {
         guard !shadowDrafts.isEmpty else { return }
         for index in indices {
@@ -102,11 +107,17 @@ extension BatchScheduler {
     func verify(_ speculation: Speculated, of index: Int, decoded entries: [InferenceContext.Entry]) {
         guard let generation = slots[index].generation else { return }
         slots[index].tokens.append(entries[speculation.batchIndex].token)
+        // A draft checked in part: its shadow tells the planner about it once decided.
+        let shadowed = shadowDrafts[slots[index].id].map {
+            $0.start == slots[index].tokens.count && $0.checked == speculation.draft.count
+        } ?? false
         var accepted = 0
         defer {
             context.removePositions(of: slots[index].id, from: slots[index].tokens.count)
             generation.recordDraft(drafted: speculation.draft.count, accepted: accepted)
-            draftPlanner?.recordDraft(drafted: speculation.draft.count, accepted: accepted, of: Int(slots[index].id))
+            if !shadowed {
+                draftPlanner?.recordDraft(drafted: speculation.draft.count, accepted: accepted, of: Int(slots[index].id))
+            }
             speculator?.accept(accepted, for: slots[index].id)
             if generation.outcome != nil { release(index) }
         }

@@ -37,8 +37,9 @@ package final class BatchScheduler: @unchecked Sendable {
     let speculator: Speculator?
     /// Chooses how much of each draft a step checks, when the speculation adapts its draft length.
     var draftPlanner: DraftPlanner?
-    /// Prompt-lookup drafts that a step left unchecked, by sequence: compared with the tokens
-    /// generated instead, they tell the planner how often such drafts are right, for free.
+    /// Prompt-lookup drafts that a step checked in part or not at all, by sequence: compared
+    /// with the tokens generated instead, they tell the planner how far such drafts run right,
+    /// for free.
     var shadowDrafts: [Int32: ShadowDraft] = [:]
     var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]

@@ -7,9 +7,8 @@
 /// a draft that is usually wrong costs more than it gains. The planner measures both as
 /// generation goes:
 /// - **Cost**: the seconds of a step by the rows it decodes (steps without prompt tokens; the
-///   fastest of the last few per row count), and a draft model's own drafting time per drafted
-///   token. A row count never measured is estimated optimistically (see
-///   ``expectedSeconds(rows:)``), so that it is tried once and then known.
+///   fastest of the last few per row count, on the line through the counts around it: see
+///   ``expectedSeconds(rows:)``), and a draft model's own drafting time per drafted token.
 /// - **Acceptance**, per sequence: for each position of a draft, the chance that it is accepted
 ///   when every token before it was, from the sequence's recent drafts (decaying counts). Drafts
 ///   tend to be right for a while or wrong at once, which one rate for every position would miss.
@@ -151,26 +150,31 @@ package struct DraftPlanner: Sendable {
     /// The seconds a step of `rows` rows is expected to take (in units of an unmeasured step's
     /// row while nothing is measured).
     ///
-    /// A row count never measured is estimated optimistically, so that the planner tries it
-    /// once: the lower of the line between the measured counts around it and an extra row at a
-    /// quarter of an average row of the measured count below.
+    /// The line through the measured counts around `rows`, or its own measurement where that
+    /// is lower (the first step of a new batch shape is slowed by llama.cpp's planning of its
+    /// compute graph until it is measured again). Past the most rows measured, each further row
+    /// is guessed at a quarter of an average row there: optimistic, so that longer drafts get
+    /// tried, and a step's cost grows ever more slowly with its rows (measured on the CPU too).
+    /// Counts between measured ones are not guessed optimistically: they would look cheap
+    /// until tried, and the planner would try a new length every step.
     package func expectedSeconds(rows: Int) -> Double {
         let rows = max(rows, 1)
-        if rows < stepSeconds.count, let fastest = stepSeconds[rows].min() { return fastest }
         let measured = stepSeconds.indices.compactMap { index in stepSeconds[index].min().map { (rows: index, seconds: $0) } }
         guard !measured.isEmpty else { return 1 + 0.25 * Double(rows - 1) }
-        let below = measured.last { $0.rows < rows }
-        let above = measured.first { $0.rows > rows }
-        let extrapolated = below.map { $0.seconds * (1 + 0.25 * Double(rows - $0.rows) / Double($0.rows)) }
+        let own = measured.first { $0.rows == rows }?.seconds
+        let below = measured.last { $0.rows < rows }, above = measured.first { $0.rows > rows }
+        let line: Double?
         switch (below, above) {
         case let (below?, above?):
-            let fraction = Double(rows - below.rows) / Double(above.rows - below.rows)
-            return min(below.seconds + fraction * (above.seconds - below.seconds), extrapolated ?? .infinity)
-        case let (nil, above?):
-            return above.seconds * (0.5 + 0.5 * Double(rows) / Double(above.rows))
+            line = below.seconds + Double(rows - below.rows) / Double(above.rows - below.rows) * (above.seconds - below.seconds)
+        case let (below?, nil) where own == nil:
+            line = below.seconds * (1 + 0.25 * Double(rows - below.rows) / Double(below.rows))
+        case let (nil, above?) where own == nil:
+            line = above.seconds * (0.5 + 0.5 * Double(rows) / Double(above.rows))
         default:
-            return extrapolated ?? 1
+            line = nil
         }
+        return min(own ?? .infinity, line ?? .infinity)
     }
 
     /// How many tokens of its draft each candidate's step checks.

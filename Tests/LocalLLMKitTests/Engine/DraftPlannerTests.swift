@@ -92,17 +92,20 @@ struct DraftPlannerTests {
         #expect(planner.chances(of: 1, count: 1)[0] < 0.4)
     }
 
-    @Test("a slow first step at a new batch shape is forgotten once the shape is measured again")
-    func fastestRecentStep() {
+    @Test("a step's cost lies on the line through the counts measured around it")
+    func stepCostLine() {
         var planner = Self.planner(costs: [1: 20])
-        #expect(planner.expectedSeconds(rows: 5) <= 0.020 * 2, "an unmeasured count is guessed optimistically")
-        planner.recordStep(rows: 5, seconds: 0.098)
-        #expect(planner.expectedSeconds(rows: 5) == 0.098)
-        #expect(planner.expectedSeconds(rows: 3) < 0.040, "counts between stay optimistic")
+        #expect(planner.expectedSeconds(rows: 5) <= 0.020 * 2, "with one count measured, more rows are guessed cheap")
+        planner.recordStep(rows: 9, seconds: 0.100)
+        #expect(abs(planner.expectedSeconds(rows: 5) - 0.060) < 1e-9, "between two counts: on their line")
+        #expect(abs(planner.expectedSeconds(rows: 13) - 0.100 * (1 + 0.25 * 4 / 9)) < 1e-9,
+                "past the most rows: a quarter of an average row per row")
+        planner.recordStep(rows: 5, seconds: 0.090)
+        #expect(abs(planner.expectedSeconds(rows: 5) - 0.060) < 1e-9, "a slow first step at a new shape: the line")
         planner.recordStep(rows: 5, seconds: 0.050)
-        #expect(planner.expectedSeconds(rows: 5) == 0.050)
-        for _ in 0..<3 { planner.recordStep(rows: 5, seconds: 0.060) }
-        #expect(planner.expectedSeconds(rows: 5) == 0.060, "only the last few steps count")
+        #expect(planner.expectedSeconds(rows: 5) == 0.050, "measured below the line: the measurement")
+        for _ in 0..<3 { planner.recordStep(rows: 9, seconds: 0.140) }
+        #expect(planner.expectedSeconds(rows: 9) == 0.140, "only the last few steps count")
     }
 
     @Test("a draft model's drafting time counts against its drafts")
