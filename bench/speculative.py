@@ -155,7 +155,8 @@ def main():
     kinds["editing+extraction+quoting"] = kinds["editing"] + kinds["extraction"] + kinds["quoting"]
     lines = [f"model {os.path.basename(args.model)}, " + (f"draft model {os.path.basename(args.draft_model)}" if args.draft_model
              else "multi-token prediction" if args.mtp else f"prompt lookup ({args.ngram}-grams)") + f", draft max {args.draft_max}, {args.pairs} ABBA pairs, "
-             f"{args.max_tokens} tokens at most, {args.threads} threads", "",
+             f"{args.max_tokens} tokens at most, {args.threads} threads, llmkit "
+             + ("checking every drafted token" if args.fixed_draft else "checking the planner's draft lengths"), "",
              "| kind | llmkit plain | llmkit spec | llmkit speedup | llmkit accepted | llama plain | llama spec | llama speedup | llama accepted | spec ratio |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     summary = {}
