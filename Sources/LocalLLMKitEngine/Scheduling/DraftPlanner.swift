@@ -158,8 +158,16 @@ package struct DraftPlanner: Sendable {
     /// Counts between measured ones are not guessed optimistically: they would look cheap
     /// until tried, and the planner would try a new length every step.
     package func expectedSeconds(rows: Int) -> Double {
+        expectedSeconds(rows: rows, measured: measuredSteps())
+    }
+
+    /// Each measured row count, fewest rows first, with its estimate: the fastest recent step.
+    private func measuredSteps() -> [(rows: Int, seconds: Double)] {
+        stepSeconds.indices.compactMap { index in stepSeconds[index].min().map { (rows: index, seconds: $0) } }
+    }
+
+    private func expectedSeconds(rows: Int, measured: [(rows: Int, seconds: Double)]) -> Double {
         let rows = max(rows, 1)
-        let measured = stepSeconds.indices.compactMap { index in stepSeconds[index].min().map { (rows: index, seconds: $0) } }
         guard !measured.isEmpty else { return 1 + 0.25 * Double(rows - 1) }
         let own = measured.first { $0.rows == rows }?.seconds
         let below = measured.last { $0.rows < rows }, above = measured.first { $0.rows > rows }
@@ -189,13 +197,14 @@ package struct DraftPlanner: Sendable {
         let draftSeconds = stepSeconds.contains { !$0.isEmpty } ? self.draftSeconds.min() ?? 0 : 0
         var expectedTokens = Double(max(rows, 1))
         var plannedRows = max(rows, 1)
-        var best = (rate: expectedTokens / expectedSeconds(rows: plannedRows), lengths: lengths)
+        let measured = measuredSteps()
+        var best = (rate: expectedTokens / expectedSeconds(rows: plannedRows, measured: measured), lengths: lengths)
         func gain(_ offset: Int) -> Double { lengths[offset] < odds[offset].count ? odds[offset][lengths[offset]] : 0 }
         while let next = candidates.indices.filter({ gain($0) > 0 }).max(by: { gain($0) < gain($1) }) {
             expectedTokens += gain(next)
             lengths[next] += 1
             plannedRows += 1
-            let seconds = expectedSeconds(rows: plannedRows) + draftSeconds * Double(lengths.max() ?? 0)
+            let seconds = expectedSeconds(rows: plannedRows, measured: measured) + draftSeconds * Double(lengths.max() ?? 0)
             let rate = expectedTokens / seconds
             if rate > best.rate * (1 + 1e-9) { best = (rate, lengths) }
         }
