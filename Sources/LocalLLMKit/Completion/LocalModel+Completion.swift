@@ -52,7 +52,7 @@ extension LocalModel {
         var options = options
         options.sampling = options.sampling.filling(from: file.recommendedSampling)
         try options.validate()
-        let constraint = try format.constraint(for: handle)
+        let constraint = try await format.preparedConstraint(for: handle)
         let plan = GenerationPlan(promptTokens: try promptTokens(for: input), options: options,
                                   constraint: constraint.map { .grammar($0.grammar) } ?? .none, reusesCache: reusesCache)
         let outcome = try await generate(GenerationRequest(plan: plan, contextLimit: contextLength, cancellation: flag,

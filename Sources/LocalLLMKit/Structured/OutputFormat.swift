@@ -13,7 +13,7 @@ public enum OutputFormat: Sendable, Equatable {
 extension OutputFormat {
     /// What enforces a format: a grammar for sampling, and for schemas with `uniqueItems`
     /// over arbitrary items, a check of the finished JSON.
-    struct Constraint {
+    struct Constraint: Sendable {
         /// The GBNF grammar (root rule `root`).
         var grammar: String
         /// The check to run on the output once generation ends normally.
@@ -45,6 +45,14 @@ extension OutputFormat {
             throw OutputFormat.Error.invalidSchema(property: schemaName!, reason: "llama.cpp cannot use its grammar: \(reason)")
         }
         return constraint
+    }
+
+    /// ``constraint(for:)`` on a thread of the ``BlockingWorkPool``: a large schema is checked and
+    /// converted off Swift's shared pool and off the model's executor, so that it delays neither
+    /// other requests nor the model's generation.
+    func preparedConstraint(for model: ModelHandle) async throws -> Constraint? {
+        if case .text = self { return nil }
+        return try await BlockingWorkPool.shared.run { try self.constraint(for: model) }
     }
 
     /// The GBNF grammar that enforces the format, checked against `model`'s vocabulary;

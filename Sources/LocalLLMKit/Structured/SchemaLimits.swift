@@ -13,6 +13,9 @@ enum SchemaLimits {
     static let maximumDocumentBytes = 1 << 20
     /// Schema nodes after references, `allOf` merges and `type` lists are expanded.
     static let maximumNodes = 20_000
+    /// Schema members visited while checking, counting each visit again where references and
+    /// `allOf` merges lead back to them: bounds the total work, which depth and size alone do not.
+    static let maximumCheckSteps = 2_000_000
     /// Properties of one object.
     static let maximumProperties = 1_000
     /// Optional properties of one object: llama.cpp's converter spends cubic time on them.

@@ -2,91 +2,30 @@ extension SchemaNormalizer {
     /// `{"$ref": "#/$defs/Name"}`: the definition is normalized once, on first use (as
     /// llama.cpp resolves it), under a new name that no property can collide with.
     mutating func normalizeReference(_ reference: String, path: String, depth: Int) throws -> NormalizedSchema {
-        let (key, label) = try definitionKey(reference, path: path)
+        let (key, label) = try definitionIndex.key(of: reference, path: path)
         let name: String
         let result: NormalizedSchema?
         if let known = definitions[key] {
             (name, result) = known
         } else {
-            try checkReferenceChain(from: key, path: path)
+            try definitionIndex.checkChain(from: key, path: path, work: &work)
             name = "\(nonce)d\(definitions.count)"
             definitions[key] = (name, nil)
-            let normalized = try normalize(definition(key)!, path: "\(rootPath).\(label)", depth: depth + 1)
+            let normalized = try normalize(definitionIndex[key]!, path: "\(rootPath).\(label)", depth: depth + 1)
             definitions[key] = (name, normalized)
             normalizedDefinitions.append((name, normalized.json))
             if let check = normalized.check { definitionChecks[name] = check }
             result = normalized
         }
         // A definition still in progress (a recursive schema) is looked up when the output is checked.
-        let check: UniqueCheck? = result.map { $0.check == nil ? nil : .reference(name) }
-            ?? (mentionsUniqueItems(key) ? .reference(name) : nil)
+        let check: UniqueCheck?
+        if let result {
+            check = result.check == nil ? nil : .reference(name)
+        } else {
+            check = try definitionIndex.mentionsUniqueItems(key, work: &work) ? .reference(name) : nil
+        }
         return NormalizedSchema(json: .object([("$ref", .string("#/$defs/\(name)"))]), types: result?.types,
                                 values: result?.values, discriminators: result?.discriminators ?? [:], check: check)
-    }
-
-    /// The key (`$defs/Name`) and path label of a reference.
-    private func definitionKey(_ reference: String, path: String) throws -> (key: String, label: String) {
-        for container in SchemaKeywords.definitions where reference.hasPrefix("#/\(container)/") {
-            let escaped = reference.dropFirst(container.count + 3)
-            guard !escaped.isEmpty, !escaped.contains("/") else { break }
-            // JSON Pointer escapes: ~1 is "/", ~0 is "~".
-            let name = escaped.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            let key = "\(container)/\(name)"
-            guard definition(key) != nil else {
-                throw OutputFormat.Error.invalidSchema(property: path, reason: "$ref \"\(reference)\" points to no definition")
-            }
-            return (key, "\(container).\(name)")
-        }
-        throw OutputFormat.Error.invalidSchema(property: path, reason: "$ref \"\(reference)\" is not supported; "
-                                        + "only \"#/$defs/NAME\" and \"#/definitions/NAME\" are")
-    }
-
-    /// The raw definition at `key`.
-    func definition(_ key: String) -> OrderedJSON? {
-        let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let container = root.first(where: { $0.0 == parts[0] })?.1.members else { return nil }
-        return container.first { $0.0 == parts[1] }?.1
-    }
-
-    /// Rejects definitions that only refer on to each other in a circle: no schema is ever reached.
-    private func checkReferenceChain(from start: String, path: String) throws {
-        var seen = [start]
-        var key = start
-        while let members = definition(key)?.members,
-              case .string(let next)? = members.first(where: { $0.0 == "$ref" })?.1,
-              let (nextKey, _) = try? definitionKey(next, path: path) {
-            guard !seen.contains(nextKey) else {
-                throw OutputFormat.Error.invalidSchema(property: path, reason: "the references "
-                                                + (seen + [nextKey]).joined(separator: " → ") + " never reach a schema")
-            }
-            seen.append(nextKey)
-            key = nextKey
-        }
-    }
-
-    /// Whether the definition, or one it refers to, says `uniqueItems` anywhere.
-    private func mentionsUniqueItems(_ start: String) -> Bool {
-        var pending = [start], seen: Set<String> = [start]
-        while let key = pending.popLast() {
-            guard let schema = definition(key) else { continue }
-            var stack = [schema]
-            while let value = stack.popLast() {
-                switch value {
-                case .object(let members):
-                    for (member, child) in members {
-                        if member == "uniqueItems" && child == .bool(true) { return true }
-                        if member == "$ref", case .string(let reference) = child,
-                           let (next, _) = try? definitionKey(reference, path: ""), seen.insert(next).inserted {
-                            pending.append(next)
-                        }
-                        stack.append(child)
-                    }
-                case .array(let values): stack.append(contentsOf: values)
-                default: break
-                }
-            }
-        }
-        return false
     }
 
     /// `anyOf` and `oneOf`: llama.cpp writes both as alternatives, so `oneOf` is accepted only
@@ -166,6 +105,7 @@ extension SchemaNormalizer {
         var parts = list.enumerated().map { (part: $0.element, path: "\(node.path).allOf[\($0.offset)]") }
         if hasOwn { parts.append((.object(own), node.path)) }
         var properties: [(String, OrderedJSON)] = []
+        var propertyNames: Set<String> = []
         var required: [OrderedJSON] = []
         for (part, partPath) in parts {
             let members = try mergeableObject(part, path: partPath, depth: depth + 1)
@@ -173,13 +113,16 @@ extension SchemaNormalizer {
                 switch (key, value) {
                 case ("type", .string("object")), ("additionalProperties", .bool(true)): break
                 case ("properties", .object(let entries)):
+                    try work.spend(entries.count, path: partPath)
                     for (name, schema) in entries {
-                        guard !properties.contains(where: { $0.0 == name }) else {
+                        guard propertyNames.insert(name).inserted else {
                             throw node.fail("the property \"\(name)\" is defined by two allOf parts")
                         }
                         properties.append((name, schema))
                     }
-                case ("required", .array(let names)): required += names
+                case ("required", .array(let names)):
+                    try work.spend(names.count, path: partPath)
+                    required += names
                 default:
                     throw OutputFormat.Error.invalidSchema(property: partPath, reason: "allOf can only merge objects made of properties "
                                                     + "and required; \"\(key)\" here is not supported")
@@ -199,21 +142,24 @@ extension SchemaNormalizer {
             throw OutputFormat.Error.invalidSchema(property: path, reason: "an allOf part must be an object schema")
         }
         if case .string(let reference)? = members.first(where: { $0.0 == "$ref" })?.1 {
-            let (key, label) = try definitionKey(reference, path: path)
-            return try mergeableObject(definition(key)!, path: "\(rootPath).\(label)", depth: depth + 1)
+            let (key, label) = try definitionIndex.key(of: reference, path: path)
+            return try mergeableObject(definitionIndex[key]!, path: "\(rootPath).\(label)", depth: depth + 1)
         }
+        try work.spend(members.count, path: path)
         if case .array(let parts)? = members.first(where: { $0.0 == "allOf" })?.1 {
             var merged: [(String, OrderedJSON)] = []
+            var positions: [String: Int] = [:]
             for (index, inner) in parts.enumerated() {
                 let innerMembers = try mergeableObject(inner, path: "\(path).allOf[\(index)]", depth: depth + 1)
                 for (key, value) in innerMembers {
-                    if let existing = merged.firstIndex(where: { $0.0 == key }),
-                       case .object(let old) = merged[existing].1, case .object(let new) = value {
+                    if let existing = positions[key], case .object(let old) = merged[existing].1, case .object(let new) = value {
+                        try work.spend(old.count + new.count, path: path)
                         merged[existing].1 = .object(old + new)
-                    } else if let existing = merged.firstIndex(where: { $0.0 == key }),
-                              case .array(let old) = merged[existing].1, case .array(let new) = value {
+                    } else if let existing = positions[key], case .array(let old) = merged[existing].1, case .array(let new) = value {
+                        try work.spend(old.count + new.count, path: path)
                         merged[existing].1 = .array(old + new)
                     } else {
+                        if positions[key] == nil { positions[key] = merged.count }
                         merged.append((key, value))
                     }
                 }

@@ -63,26 +63,30 @@ extension SchemaNormalizer {
         guard entries.count <= SchemaLimits.maximumProperties else {
             throw node.fail("an object may have at most \(SchemaLimits.maximumProperties) properties")
         }
+        let names = Set(entries.map(\.0))
         var required: [String] = []
+        var requiredNames: Set<String> = []
         if let list = node["required"] {
-            guard case .array(let names) = list else { throw node.fail("required must be a list of property names") }
-            for name in names {
+            guard case .array(let listed) = list else { throw node.fail("required must be a list of property names") }
+            try work.spend(listed.count, path: node.path)
+            for name in listed {
                 guard case .string(let text) = name else { throw node.fail("required must be a list of property names") }
-                guard entries.contains(where: { $0.0 == text }) else {
+                guard names.contains(text) else {
                     throw node.fail("the required property \"\(text)\" is not among the properties")
                 }
-                if !required.contains(text) { required.append(text) }
+                if requiredNames.insert(text).inserted { required.append(text) }
             }
         }
         var properties: [(String, OrderedJSON)] = []
+        var normalizedNames: Set<String> = []
         var checks: [String: UniqueCheck] = [:]
         var discriminators: [String: Set<String>] = [:]
         for (name, schema) in entries {
-            guard !properties.contains(where: { $0.0 == name }) else { throw node.fail("the property \"\(name)\" is defined twice") }
+            guard normalizedNames.insert(name).inserted else { throw node.fail("the property \"\(name)\" is defined twice") }
             let property = try normalize(schema, path: "\(node.path).\(name)", depth: depth + 1)
             properties.append((name, property.json))
             if let check = property.check { checks[name] = check }
-            if required.contains(name), let values = property.values { discriminators[name] = Set(values.map(\.canonical)) }
+            if requiredNames.contains(name), let values = property.values { discriminators[name] = Set(values.map(\.canonical)) }
         }
         var members: [(String, OrderedJSON)] = [("type", .string("object"))]
         if node["properties"] != nil {

@@ -29,7 +29,10 @@ struct SchemaNormalizer {
     let rootPath: String
     /// A word found nowhere in the document: placeholders and rule names start with it.
     let nonce: String
-    let root: [(String, OrderedJSON)]
+    /// The root's definitions, indexed.
+    var definitionIndex: SchemaDefinitions
+    /// Every step of the check, bounded.
+    var work = SchemaWork()
     var placeholders: [(constant: String, expression: String)] = []
     var rules: [String: String] = [:]
     private var nodeCount = 0
@@ -41,14 +44,20 @@ struct SchemaNormalizer {
     /// Normalizes `document`, whose errors are reported under `name`.
     /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)``.
     static func prepare(_ document: OrderedJSON, name: String) throws -> Output {
+        var work = SchemaWork()
+        return try prepare(document, name: name, work: &work)
+    }
+
+    /// ``prepare(_:name:)``, leaving in `work` the steps it took (also when it throws).
+    static func prepare(_ document: OrderedJSON, name: String, work: inout SchemaWork) throws -> Output {
         let text = document.serialized()
         guard text.utf8.count <= SchemaLimits.maximumDocumentBytes else {
             throw OutputFormat.Error.invalidSchema(property: name, reason: "the schema is \(text.utf8.count) bytes long; "
                                             + "at most \(SchemaLimits.maximumDocumentBytes) are allowed")
         }
-        var nonce = "llmkit"
-        while text.contains(nonce) { nonce += "x" }
-        var normalizer = SchemaNormalizer(rootPath: name, nonce: nonce, root: document.members ?? [])
+        var normalizer = try SchemaNormalizer(rootPath: name, nonce: Self.nonce(avoiding: text), root: document.members ?? [],
+                                              work: &work)
+        defer { work = normalizer.work }
         let result = try normalizer.normalize(document, path: name, depth: 0, isRoot: true)
         var prepared = result.json
         if !normalizer.normalizedDefinitions.isEmpty, case .object(var members) = prepared {
@@ -57,13 +66,30 @@ struct SchemaNormalizer {
         }
         let check = result.check.map { OutputCheck(root: $0, definitions: normalizer.definitionChecks) }
         let rules = normalizer.rules.sorted { $0.key < $1.key }.map { "\($0.key) ::= \($0.value)\n" }.joined()
-        return Output(document: prepared, placeholders: normalizer.placeholders, rules: rules, check: check, nonce: nonce)
+        return Output(document: prepared, placeholders: normalizer.placeholders, rules: rules, check: check, nonce: normalizer.nonce)
     }
 
-    private init(rootPath: String, nonce: String, root: [(String, OrderedJSON)]) {
+    private init(rootPath: String, nonce: String, root: [(String, OrderedJSON)], work: inout SchemaWork) throws {
         self.rootPath = rootPath
         self.nonce = nonce
-        self.root = root
+        definitionIndex = try SchemaDefinitions(root: root, work: &work)
+        self.work = work
+    }
+
+    /// `llmkit` followed by one `x` more than the longest run of them after any `llmkit` in
+    /// `text`: a word found nowhere in it, found in one pass.
+    static func nonce(avoiding text: String) -> String {
+        let stem = Array("llmkit".utf8), bytes = Array(text.utf8)
+        var longest = -1
+        var index = 0
+        while index + stem.count <= bytes.count {
+            guard bytes[index..<(index + stem.count)].elementsEqual(stem) else { index += 1; continue }
+            var end = index + stem.count
+            while end < bytes.count, bytes[end] == UInt8(ascii: "x") { end += 1 }
+            longest = max(longest, end - index - stem.count)
+            index = end
+        }
+        return "llmkit" + String(repeating: "x", count: longest + 1)
     }
 
     // MARK: The walk
@@ -75,6 +101,7 @@ struct SchemaNormalizer {
             throw fail("schemas are nested deeper than \(SchemaLimits.maximumDepth) levels (references included)")
         }
         nodeCount += 1
+        try work.spend(path: path)
         guard nodeCount <= SchemaLimits.maximumNodes else {
             throw fail("the schema has more than \(SchemaLimits.maximumNodes) parts once references and type lists are expanded")
         }

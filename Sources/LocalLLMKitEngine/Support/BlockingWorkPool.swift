@@ -1,0 +1,123 @@
+import Foundation
+
+/// Threads of their own for work that blocks or computes for a while outside a model: rendering a
+/// chat template (which may wait for a template worker), checking a JSON Schema and building its
+/// grammar, reading a request's JSON.
+///
+/// Swift's cooperative pool has as many threads as cores, so one such call there stalls every
+/// other task of the process (a server's health checks included); on a model's executor it stalls
+/// that model's generation. Here a job gets a thread at once while fewer than
+/// ``maximumThreads`` are busy, and waits in a FIFO queue otherwise. Idle threads exit after a few
+/// seconds.
+package final class BlockingWorkPool: @unchecked Sendable {
+    /// The pool every part of the package shares.
+    package static let shared = BlockingWorkPool(name: "llmkit.blocking", maximumThreads: 32)
+
+    /// The most threads the pool runs at once.
+    package let maximumThreads: Int
+    private let name: String
+    private let condition = NSCondition()
+    private var queue: [Job] = []           // guarded by `condition`; served from `next`
+    private var next = 0                    // guarded by `condition`
+    private var threads = 0                 // guarded by `condition`
+    private var idle = 0                    // guarded by `condition`
+
+    /// A queued job: it runs, or it is dropped when its task was cancelled before it started.
+    private final class Job: @unchecked Sendable {
+        let body: () -> Void
+        let drop: () -> Void
+        var cancelled = false               // guarded by the pool's `condition`
+        init(body: @escaping () -> Void, drop: @escaping () -> Void) {
+            self.body = body
+            self.drop = drop
+        }
+    }
+
+    /// A pool of at most `maximumThreads` threads named `name`.
+    package init(name: String, maximumThreads: Int) {
+        self.name = name
+        self.maximumThreads = max(1, maximumThreads)
+    }
+
+    /// Runs `body` on a thread of the pool and returns its result. A task cancelled while its
+    /// job still waits for a thread gets `CancellationError` without running it; a job that has
+    /// started runs to its end.
+    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let box = JobBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                let job = Job(body: { continuation.resume(with: Result { try body() }) },
+                              drop: { continuation.resume(throwing: CancellationError()) })
+                box.job = job
+                submit(job)
+            }
+        } onCancel: {
+            cancel(box)
+        }
+    }
+
+    /// The job of one `run`, for its cancellation handler (set before the handler can see it:
+    /// a cancellation that comes first finds no job, and the job runs).
+    private final class JobBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Job?
+        var job: Job? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
+    }
+
+    private func submit(_ job: Job) {
+        condition.lock()
+        queue.append(job)
+        // A thread for every job that no idle thread will take.
+        let start = queue.count - next > idle && threads < maximumThreads
+        if start { threads += 1 }
+        condition.signal()
+        condition.unlock()
+        if start {
+            let thread = Thread { [self] in work() }
+            thread.name = name
+            thread.stackSize = 16 << 20        // template rendering and grammar conversion recurse
+            thread.start()
+        }
+    }
+
+    private func cancel(_ box: JobBox) {
+        guard let job = box.job else { return }
+        condition.lock()
+        let waiting = queue[next...].contains { $0 === job } && !job.cancelled
+        if waiting { job.cancelled = true }
+        condition.unlock()
+        if waiting { job.drop() }
+    }
+
+    /// A thread's loop: jobs in order; exits after `idleTimeout` without one.
+    private func work() {
+        let idleTimeout: TimeInterval = 5
+        condition.lock()
+        while true {
+            while next == queue.count {
+                idle += 1
+                let woke = condition.wait(until: Date(timeIntervalSinceNow: idleTimeout))
+                idle -= 1
+                if !woke, next == queue.count {
+                    threads -= 1
+                    condition.unlock()
+                    return
+                }
+            }
+            let job = queue[next]
+            next += 1
+            if next == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                next = 0
+            }
+            guard !job.cancelled else { continue }
+            job.cancelled = true                 // started: a later cancellation drops nothing
+            condition.unlock()
+            job.body()
+            condition.lock()
+        }
+    }
+}
