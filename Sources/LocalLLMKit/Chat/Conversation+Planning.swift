@@ -1,5 +1,5 @@
 /// A turn's prompt, decided before anything is evaluated.
-struct TurnPlan {
+struct TurnPlan: Sendable {
     /// The earlier messages that stay (after any dropped turns).
     var history: [ChatMessage]
     /// The rendered prompt: history plus this turn's messages.
@@ -17,10 +17,20 @@ struct TurnPlan {
 extension Conversation {
     /// Renders the next turn (the new user message, and any tool calls and results this
     /// turn already added) after `history` (the transcript when nil), dropping the oldest turns
-    /// first if the policy allows.
+    /// first if the policy allows. Rendering may wait for a template worker and tokenizing takes
+    /// time, so both run on the ``BlockingWorkPool``, never on Swift's shared pool.
     func planTurn(_ pending: [ChatMessage], after history: [ChatMessage]? = nil, request: TurnRequest,
-                  toolChoice: Conversation.ToolChoice = .none) throws -> TurnPlan {
-        var history = history ?? transcript
+                  toolChoice: Conversation.ToolChoice = .none) async throws -> TurnPlan {
+        let history = history ?? transcript
+        return try await BlockingWorkPool.shared.run { [self] in
+            try renderTurn(pending, after: history, request: request, toolChoice: toolChoice)
+        }
+    }
+
+    /// ``planTurn(_:after:request:toolChoice:)``'s work, on the calling thread.
+    private nonisolated func renderTurn(_ pending: [ChatMessage], after history: [ChatMessage], request: TurnRequest,
+                                        toolChoice: Conversation.ToolChoice) throws -> TurnPlan {
+        var history = history
         var dropped = 0
         let reserved = try request.options.reservedTokens(inContextOf: contextLength)
         let offer = try toolBox.offer(toolChoice)

@@ -25,7 +25,7 @@ extension Conversation {
                           thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> Preflight {
         let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
         try request.validate()
-        let plan = try planTurn([.user(Self.userMessage(prompt, format: format))], request: request,
+        let plan = try await planTurn([.user(Self.userMessage(prompt, format: format))], request: request,
                                 toolChoice: Self.toolChoice(for: request, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
         let cached = configuration.reusesPromptCache ? try await model.reusablePrefix(of: plan.tokens) : 0

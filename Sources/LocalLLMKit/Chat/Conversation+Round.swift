@@ -4,7 +4,7 @@ extension Conversation {
     func generateRound(_ pending: [ChatMessage], after history: [ChatMessage]? = nil, request: TurnRequest,
                        toolChoice: Conversation.ToolChoice, round: Int,
                        flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundResult {
-        let plan = try planTurn(pending, after: history, request: request, toolChoice: toolChoice)
+        let plan = try await planTurn(pending, after: history, request: request, toolChoice: toolChoice)
         guard plan.fits else {
             throw LocalModel.Error.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
         }
@@ -15,7 +15,7 @@ extension Conversation {
             let tokens = (try? model.tokenizer.tokenize(text, addSpecial: false, parseSpecial: true)) ?? []
             return tokens.count == 1 ? tokens[0] : nil
         })
-        let format = try request.format.constraint(for: model.handle)
+        let format = try await request.format.preparedConstraint(for: model.handle)
         let constraint: SamplingConstraint
         if let format {
             constraint = .grammar(format.grammar)
