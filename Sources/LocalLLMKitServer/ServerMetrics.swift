@@ -44,6 +44,7 @@ final class ServerMetrics: Sendable {
         var waiting: Int
         var busy: Int
         var sequences: Int
+        var embedding: (running: Int, waiting: Int, units: Int, tokens: Int)
     }
 
     /// The Prometheus text exposition (version 0.0.4).
@@ -75,12 +76,21 @@ final class ServerMetrics: Sendable {
         lines.append("llmkit_embedded_tokens_total \(counts.embeddedTokens)")
         family("llmkit_requests_in_flight", "gauge", "Requests being answered now.")
         lines.append("llmkit_requests_in_flight \(inFlight)")
-        family("llmkit_queue_depth", "gauge", "Requests waiting for a free sequence, by model.")
+        family("llmkit_queue_depth", "gauge", "Requests waiting for a free sequence or their turn to embed, by model.")
         for load in models { lines.append("llmkit_queue_depth{model=\"\(load.id)\"} \(load.waiting)") }
         family("llmkit_busy_sequences", "gauge", "Sequences generating now, by model.")
         for load in models { lines.append("llmkit_busy_sequences{model=\"\(load.id)\"} \(load.busy)") }
         family("llmkit_sequences", "gauge", "Sequences each model can run at once.")
         for load in models { lines.append("llmkit_sequences{model=\"\(load.id)\"} \(load.sequences)") }
+        family("llmkit_embedding_requests", "gauge", "Embedding requests embedding now (running) and waiting their turn, by model.")
+        for load in models {
+            lines.append("llmkit_embedding_requests{model=\"\(load.id)\",state=\"running\"} \(load.embedding.running)")
+            lines.append("llmkit_embedding_requests{model=\"\(load.id)\",state=\"waiting\"} \(load.embedding.waiting)")
+        }
+        family("llmkit_embedding_decodes_total", "counter", "Embedding decodes (units of bounded size), by model, as they happen.")
+        for load in models { lines.append("llmkit_embedding_decodes_total{model=\"\(load.id)\"} \(load.embedding.units)") }
+        family("llmkit_embedding_decoded_tokens_total", "counter", "Tokens decoded for embeddings, by model, as they happen.")
+        for load in models { lines.append("llmkit_embedding_decoded_tokens_total{model=\"\(load.id)\"} \(load.embedding.tokens)") }
         family("process_resident_memory_bytes", "gauge", "Resident memory of the server process.")
         lines.append("process_resident_memory_bytes \(Self.residentMemoryBytes())")
         return lines.joined(separator: "\n") + "\n"
@@ -101,8 +111,9 @@ extension ModelServer {
         var loads: [ServerMetrics.ModelLoad] = []
         for served in models.compactMap(\.loaded) {
             let model = served.model
-            let (waiting, busy) = await model.loadNumbers()
-            loads.append(.init(id: served.id, waiting: waiting, busy: busy, sequences: model.configuration.parallelSequences))
+            let (waiting, busy, embedding) = await model.loadNumbers()
+            loads.append(.init(id: served.id, waiting: waiting, busy: busy, sequences: model.configuration.parallelSequences,
+                               embedding: embedding))
         }
         let inFlight = requestsInFlight
         exchange.respond(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
@@ -112,8 +123,8 @@ extension ModelServer {
 }
 
 extension LocalModel {
-    /// Requests waiting and sequences busy, read on the model's thread.
-    fileprivate func loadNumbers() -> (waiting: Int, busy: Int) {
-        (waitingRequestCount, busySequenceCount)
+    /// Requests waiting, sequences busy and embedding work, read on the model's thread.
+    fileprivate func loadNumbers() -> (waiting: Int, busy: Int, embedding: (running: Int, waiting: Int, units: Int, tokens: Int)) {
+        (waitingRequestCount, busySequenceCount, embeddingLoad)
     }
 }

@@ -208,6 +208,12 @@ import Testing
                                                 #"{"model":"smollm","input":\#(input),"encoding_format":"base64"}"#)
         let (chat, reply, base64) = try await (chatting, embedding, encoding)
         let expected = try await model.embeddings(for: texts)
+        // Alone (units of the same shape), numbers and base64 carry the same floats bit for bit.
+        // Beside a chat, units are cut to its steps (see LocalModel.embeddings(for:options:)): other
+        // batch shapes round differently, by up to about 2e-4 in cosine on this 135M Q4_1 model.
+        let alone = try await ServerHarness.post(server, "embeddings", #"{"model":"smollm","input":\#(input)}"#)
+        let aloneBase64 = try await ServerHarness.post(server, "embeddings",
+                                                       #"{"model":"smollm","input":\#(input),"encoding_format":"base64"}"#)
         await server.stop()
         #expect(expected.pooling == .last)
         #expect(reply.status == 200, "\(reply.body)")
@@ -215,20 +221,26 @@ import Testing
         try #require(vectors.count == texts.count)
         for (index, vector) in vectors.enumerated() {
             #expect(vector.count == expected.dimensions)
-            #expect(ServerHarness.cosine(vector, expected.vectors[index]) > 0.9999, "\(index)")
+            #expect(ServerHarness.cosine(vector, expected.vectors[index]) > 0.999, "\(index)")
+            #expect(ServerHarness.cosine(alone.vectors[index], expected.vectors[index]) > 0.99999, "\(index)")
         }
         #expect((reply.json?["usage"] as? [String: Int])?["prompt_tokens"] == expected.totalTokenCount)
         // base64: little-endian float32, the same values as the numbers.
-        let encoded = ((base64.json?["data"] as? [[String: Any]]) ?? []).compactMap { $0["embedding"] as? String }
-        try #require(encoded.count == texts.count, "\(base64.body.prefix(300))")
-        let decoded = encoded.map { text -> [Float] in
-            let bytes = [UInt8](Data(base64Encoded: text) ?? Data())
-            return stride(from: 0, to: bytes.count, by: 4).map { offset in
-                Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
-                                  | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+        func decoded(_ answer: ServerHarness.Reply) throws -> [[Float]] {
+            let encoded = ((answer.json?["data"] as? [[String: Any]]) ?? []).compactMap { $0["embedding"] as? String }
+            try #require(encoded.count == texts.count, "\(answer.body.prefix(300))")
+            return encoded.map { text -> [Float] in
+                let bytes = [UInt8](Data(base64Encoded: text) ?? Data())
+                return stride(from: 0, to: bytes.count, by: 4).map { offset in
+                    Float(bitPattern: UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
+                                      | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24)
+                }
             }
         }
-        #expect(decoded == vectors)
+        for (index, vector) in try decoded(base64).enumerated() {
+            #expect(ServerHarness.cosine(vector, expected.vectors[index]) > 0.999, "\(index)")
+        }
+        #expect(try decoded(aloneBase64) == alone.vectors)
         #expect(chat.status == 200, "\(chat.body)")
     }
 

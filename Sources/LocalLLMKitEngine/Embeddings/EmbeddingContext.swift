@@ -1,7 +1,11 @@
 import CLlama
 
-/// Owns a `llama_context` that outputs one pooled vector per sequence, and packs many
-/// inputs into each `llama_decode`, as llama.cpp's `llama-embedding` does.
+/// Owns a `llama_context` for embeddings, and decodes an ``EmbeddingJob`` one bounded unit at a
+/// time, many texts to a unit, each its own sequence, as llama.cpp's `llama-embedding` packs them.
+///
+/// An encoder (BERT, non-causal) sees each text whole in one micro-batch, and llama.cpp pools it.
+/// A decoder (causal) may split a long text over several units: its sequence keeps its cache
+/// between them, llama.cpp outputs the token vectors the pooling needs, and the job pools them.
 ///
 /// Not thread-safe: the ``LocalModel`` actor owns it, on the model's ``EngineExecutor``.
 package final class EmbeddingContext: @unchecked Sendable {
@@ -20,49 +24,63 @@ package final class EmbeddingContext: @unchecked Sendable {
     private let model: ModelHandle
     /// The pooling that every output of this context uses.
     package let pooling: Pooling
-    /// The most tokens one decode holds, over all its inputs.
-    package let batchCapacity: Int
-    /// The most inputs one decode holds.
+    /// Whether the model's attention is causal: texts may then be split over units.
+    package let isCausal: Bool
+    /// The most tokens one unit (one `llama_decode`) holds, over all its texts.
+    package let unitCapacity: Int
+    /// The longest text.
+    package let textCapacity: Int
+    /// The most texts one unit holds.
     package let sequenceCapacity: Int
     /// The length of each output vector.
     package let dimensions: Int
-    /// Whether the model has a KV cache to clear between decodes (decoders do, BERT does not).
+    /// Whether the model has a KV cache to clear between jobs (decoders do, BERT does not).
     private let hasMemory: Bool
     private var batch: llama_batch
+    /// Read by llama.cpp between compute steps: the job's cancellation.
+    private let abortCondition = AbortCondition()
     /// Released after the context (stored properties go after `deinit`'s body).
     private let threadPool: CPUThreadPool?
+    /// The decode rate of the last unit, in tokens a second: sizes the next unit for a time budget.
+    package private(set) var tokensPerSecond: Double?
 
     /// Creates the context.
     /// - Parameters:
     ///   - causal: whether the model's attention is causal; a non-causal model must see every
-    ///     input in one micro-batch (llama.cpp asserts `causal_attn || n_ubatch >= n_tokens`).
-    ///   - batchCapacity: tokens per decode; at least the longest input.
+    ///     text in one micro-batch (llama.cpp asserts `causal_attn || n_ubatch >= n_tokens`).
+    ///   - textCapacity: the longest text, in tokens.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
-    package init(model: ModelHandle, pooling: Pooling, causal: Bool, batchCapacity: Int, threads: Int) throws {
+    package init(model: ModelHandle, pooling: Pooling, causal: Bool, textCapacity: Int, threads: Int) throws {
+        let unit = LocalModel.embeddingBatchTokens
         var parameters = llama_context_default_params()
         parameters.embeddings = true
-        parameters.pooling_type = llama_pooling_type(rawValue: pooling.rawValue)
-        parameters.n_ctx = UInt32(batchCapacity)
-        parameters.n_batch = UInt32(batchCapacity)
-        parameters.n_ubatch = UInt32(causal ? min(512, batchCapacity) : batchCapacity)
-        // One cache for all inputs of a decode, each its own sequence (llama-embedding's defaults).
+        // A decoder's token vectors come out as they are, pooled by the job across units.
+        parameters.pooling_type = causal ? LLAMA_POOLING_TYPE_NONE : llama_pooling_type(rawValue: pooling.rawValue)
+        // A decoder carries at most one text's tokens between units, plus one unit.
+        let capacity = causal ? textCapacity + unit : max(unit, textCapacity)
+        parameters.n_ctx = UInt32(capacity)
+        parameters.n_batch = UInt32(causal ? unit : capacity)
+        parameters.n_ubatch = UInt32(causal ? unit : capacity)
+        // One cache for all texts of a unit, each its own sequence (llama-embedding's defaults).
         parameters.n_seq_max = UInt32(min(256, llama_max_parallel_sequences()))
         parameters.kv_unified = true
         parameters.n_threads = Int32(threads)
         parameters.n_threads_batch = Int32(threads)
         let context = try LlamaRuntime.makeContext(model: model, parameters: parameters,
-                                                   failure: "llama.cpp returned no embedding context for \(batchCapacity) tokens")
+                                                   failure: "llama.cpp returned no embedding context for \(capacity) tokens")
         self.pointer = context
         self.model = model
         self.pooling = pooling
-        // A non-causal model must see a whole decode in one micro-batch (llama.cpp asserts it).
-        self.batchCapacity = Int(causal ? llama_n_batch(context) : min(llama_n_batch(context), llama_n_ubatch(context)))
+        self.isCausal = causal
+        self.unitCapacity = Int(min(llama_n_batch(context), llama_n_ubatch(context)))
+        self.textCapacity = causal ? textCapacity : unitCapacity
         self.sequenceCapacity = Int(llama_n_seq_max(context))
-        self.dimensions = Int(llama_model_n_embd_out(model.pointer))
+        self.dimensions = Int(causal ? llama_model_n_embd(model.pointer) : llama_model_n_embd_out(model.pointer))
         self.hasMemory = llama_get_memory(context) != nil
-        self.batch = llama_batch_init(Int32(self.batchCapacity), 0, 1)
+        self.batch = llama_batch_init(Int32(self.unitCapacity), 0, 1)
         self.threadPool = CPUThreadPool(threads: threads)
         if let threadPool { llama_attach_threadpool(context, threadPool.pointer, threadPool.pointer) }
+        abortCondition.install(on: context)
     }
 
     deinit {
@@ -70,59 +88,68 @@ package final class EmbeddingContext: @unchecked Sendable {
         LlamaRuntime.freeContext(pointer)
     }
 
-    /// How `inputs` split into decodes: in order, as many to a decode as fit
-    /// (``batchCapacity`` tokens, ``sequenceCapacity`` inputs).
-    /// - Parameter inputs: token lists, each non-empty and at most ``batchCapacity`` long.
-    package func groups(of inputs: [[Int32]]) -> [Range<Int>] {
-        precondition(inputs.allSatisfy { !$0.isEmpty && $0.count <= batchCapacity }, "inputs must be checked first")
-        var groups: [Range<Int>] = []
-        var next = 0
-        while next < inputs.count {
-            var end = next
-            var tokens = 0
-            while end < inputs.count, end - next < sequenceCapacity, tokens + inputs[end].count <= batchCapacity {
-                tokens += inputs[end].count
-                end += 1
-            }
-            groups.append(next..<end)
-            next = end
-        }
-        return groups
+    /// Starts `inputs` (each non-empty and at most ``textCapacity`` tokens) from an empty cache.
+    package func begin(_ inputs: [[Int32]]) -> EmbeddingJob {
+        precondition(inputs.allSatisfy { !$0.isEmpty && $0.count <= textCapacity }, "inputs must be checked first")
+        if hasMemory { llama_memory_clear(llama_get_memory(pointer), true) }
+        return EmbeddingJob(inputs: inputs)
     }
 
-    /// One decode of `inputs` (a group from ``groups(of:)``), each its own sequence from
-    /// position 0; their pooled vectors, not normalised.
-    /// - Throws: ``LocalModel/Error/decodeFailed(code:reason:)``, or
-    ///   ``LocalModel/Error/remoteDeviceLost(endpoint:reason:)``.
-    package func decode(_ inputs: ArraySlice<[Int32]>) throws -> [[Float]] {
+    /// Decodes the job's next unit: at most `tokens` tokens (a decoder's texts split to fit; an
+    /// encoder's whole texts, at least one) in one `llama_decode`.
+    /// - Throws: `CancellationError` when `cancellation` was raised (also during the decode),
+    ///   ``LocalModel/Error/decodeFailed(code:reason:)``, or ``LocalModel/Error/remoteDeviceLost(endpoint:reason:)``.
+    package func decodeUnit(of job: inout EmbeddingJob, tokens: Int, cancellation: CancellationFlag) throws {
+        guard !cancellation.isRaised else { throw CancellationError() }
+        let spans = job.nextUnit(tokens: min(max(tokens, 1), unitCapacity), sequences: sequenceCapacity, splits: isCausal)
         var count = 0
-        for (sequence, input) in inputs.enumerated() {
-            for (position, token) in input.enumerated() {
-                batch.token[count] = token
-                batch.pos[count] = Int32(position)
+        var outputs: [Int32] = []
+        for span in spans {
+            let wanted = isCausal ? EmbeddingJob.outputRows(of: span, pooling: pooling) : 0..<span.count
+            for index in 0..<span.count {
+                batch.token[count] = job.inputs[span.text][span.start + index]
+                batch.pos[count] = Int32(span.start + index)
                 batch.n_seq_id[count] = 1
-                batch.seq_id[count]![0] = Int32(sequence)
-                batch.logits[count] = 1
+                batch.seq_id[count]![0] = span.sequence
+                let output = wanted.contains(index)
+                batch.logits[count] = output ? 1 : 0
+                if output && isCausal { outputs.append(Int32(count)) }
                 count += 1
             }
         }
         batch.n_tokens = Int32(count)
-        // Each decode starts from an empty cache: positions restart at 0 for every input.
-        if hasMemory { llama_memory_clear(llama_get_memory(pointer), true) }
+        let start = ContinuousClock.now
+        abortCondition.flags = [cancellation]
         let (code, errors) = LlamaLog.collectingErrors { llama_decode(pointer, batch) }
+        abortCondition.flags = []
+        // Between units the pool's threads would spin, taking cores from generation steps.
+        threadPool?.pause()
         if !model.remoteLinks.isEmpty {
             llama_synchronize(pointer)          // the remote part is read back asynchronously
             if let loss = model.remoteLoss { throw loss }
         }
+        if code == 2 || cancellation.isRaised { throw CancellationError() }
         guard code == 0 else {
-            throw LocalModel.Error.decodeFailed(code: code, reason: errors.summary ?? InferenceContext.describe(code, batchCapacity))
+            throw LocalModel.Error.decodeFailed(code: code, reason: errors.summary ?? InferenceContext.describe(code, unitCapacity))
         }
-        return try inputs.indices.map { index in
-            let sequence = Int32(index - inputs.startIndex)
-            guard let vector = llama_get_embeddings_seq(pointer, sequence) else {
-                throw LocalModel.Error.decodeFailed(code: 0, reason: "llama.cpp returned no embedding for sequence \(sequence)")
+        let vectors: [[Float]] = try isCausal
+            ? outputs.map { row in try vector(llama_get_embeddings_ith(pointer, row), what: "token \(row)") }
+            : spans.map { span in try vector(llama_get_embeddings_seq(pointer, span.sequence), what: "sequence \(span.sequence)") }
+        let rate = (ContinuousClock.now - start).rate(of: count)
+        if rate > 0 { tokensPerSecond = rate }
+        job.record(spans, vectors: vectors, pooling: pooling, pooledByModel: !isCausal)
+        // A finished text's cells are free for the next unit; an encoder keeps no cache.
+        if hasMemory {
+            for span in spans where span.finishes {
+                llama_memory_seq_rm(llama_get_memory(pointer), span.sequence, -1, -1)
             }
-            return Array(UnsafeBufferPointer(start: vector, count: dimensions))
         }
+    }
+
+    private func vector(_ pointer: UnsafeMutablePointer<Float>?, what: String) throws -> [Float] {
+        guard let pointer else {
+            throw LocalModel.Error.decodeFailed(code: 0, reason: "llama.cpp returned no embedding for \(what)")
+        }
+        return Array(UnsafeBufferPointer(start: pointer, count: dimensions))
     }
 }

@@ -23,16 +23,21 @@ extension LocalModel {
     /// ```
     ///
     /// The texts are tokenized with the model's special tokens (BERT's `[CLS]` … `[SEP]`) and
-    /// packed many to a `llama_decode` (512 tokens, or the longest text's length), each its own
-    /// sequence, in a context of their own, as llama.cpp's `llama-embedding` does. An embedding model (BERT) and a decoder (Qwen,
-    /// Gemma, Llama) both work; a decoder pools its last token by default. Cancelling the
-    /// calling task stops before the next decode.
+    /// packed many to a `llama_decode` (512 tokens), each its own sequence, in a context of their
+    /// own, as llama.cpp's `llama-embedding` does. An embedding model (BERT) and a decoder (Qwen,
+    /// Gemma, Llama) both work; a decoder pools its last token by default.
+    ///
+    /// On a model that also generates, embedding never holds the model's thread for long: the
+    /// decodes are units of bounded size (a decoder splits a long text over several), and while
+    /// requests generate, one unit sized to about half a generation step runs between two steps.
+    /// Embedding requests take turns, and those waiting count against
+    /// ``Configuration/maximumQueuedRequests``. Cancelling the calling task stops within one decode.
     /// - Parameters:
     ///   - texts: what to embed; an empty text is fine when the model adds special tokens.
     ///   - options: pooling, normalisation and truncation.
     /// - Throws: ``LocalModel/EmbeddingError``, ``LocalModel/Error/contextCreationFailed(reason:)``,
-    ///   ``LocalModel/Error/decodeFailed(code:reason:)``, ``LocalModel/Error/tokenizationFailed(reason:)``
-    ///   or `CancellationError`.
+    ///   ``LocalModel/Error/decodeFailed(code:reason:)``, ``LocalModel/Error/tokenizationFailed(reason:)``,
+    ///   ``LocalModel/Error/busy(queuedRequests:)`` or `CancellationError`.
     public func embeddings(for texts: [String], options: EmbeddingOptions = .init()) async throws -> Embeddings {
         let clock = ContinuousClock()
         let start = clock.now
@@ -42,25 +47,72 @@ extension LocalModel {
         }
         let pooling = try resolvedPooling(options.pooling)
         let context = try embeddingContext(pooling)
-        let (inputs, truncated) = try embeddingInputs(texts, limit: min(embeddingInputLimit, context.batchCapacity),
+        let (inputs, truncated) = try embeddingInputs(texts, limit: min(embeddingInputLimit, context.textCapacity),
                                                       truncates: options.truncates)
-        var vectors: [[Float]] = []
-        vectors.reserveCapacity(inputs.count)
-        let groups = context.groups(of: inputs)
+        try await takeEmbeddingTurn()
+        defer { finishEmbeddingTurn() }
+        let flag = CancellationFlag()
+        var job = context.begin(inputs)
         var decoding = Duration.zero
-        for group in groups {
-            try Task.checkCancellation()
-            let decodeStart = clock.now
-            let pooled = try context.decode(inputs[group])
-            decoding += clock.now - decodeStart
-            vectors += options.normalizes ? pooled.map(Self.normalized) : pooled
-            // Let the model's generation steps (and other callers) run between decodes.
-            await Task.yield()
+        try await withTaskCancellationHandler {
+            while !job.isFinished {
+                try Task.checkCancellation()
+                let decodeStart = clock.now
+                let before = job.decodedTokens
+                try context.decodeUnit(of: &job, tokens: embeddingUnitTokens(context), cancellation: flag)
+                decoding += clock.now - decodeStart
+                embeddingTurns.count(unit: job.decodedTokens - before)
+                // The model's generation steps (queued meanwhile) run before the next unit.
+                await Task.yield()
+            }
+        } onCancel: {
+            flag.raise()
         }
+        let vectors = options.normalizes ? job.vectors.map(Self.normalized) : job.vectors
         return Embeddings(vectors: vectors, dimensions: context.dimensions, pooling: Pooling(pooling),
                           isNormalized: options.normalizes, tokenCounts: inputs.map(\.count),
-                          truncatedIndices: truncated, decodeCount: groups.count, duration: clock.now - start,
+                          truncatedIndices: truncated, decodeCount: job.unitCount, duration: clock.now - start,
                           decodingDuration: decoding)
+    }
+
+    /// Tokens for the next embedding unit: a full unit while nothing generates; otherwise about
+    /// half a generation step's time at the measured embedding rate, so that generation keeps
+    /// most of the model's thread (at least 8 tokens, for progress).
+    private func embeddingUnitTokens(_ context: EmbeddingContext) -> Int {
+        guard let scheduler = existingScheduler, scheduler.activeCount + scheduler.waitingCount > 0 else {
+            return context.unitCapacity
+        }
+        let stepSeconds = scheduler.lastGenerationStepSeconds ?? 0.05
+        let rate = context.tokensPerSecond ?? 100
+        return min(max(Int(rate * stepSeconds / 2), 8), context.unitCapacity)
+    }
+
+    /// Waits for this request's turn to embed (see ``EmbeddingTurns``).
+    /// - Throws: ``LocalModel/Error/busy(queuedRequests:)`` when the queue is full, or `CancellationError`.
+    private func takeEmbeddingTurn() async throws {
+        guard let ticket = embeddingTurns.take() else { return }
+        let queued = (existingScheduler?.queuedCount ?? 0) + embeddingTurns.waitingCount
+        if queued >= configuration.maximumQueuedRequests { throw LocalModel.Error.busy(queuedRequests: queued) }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Swift.Error>) in
+                embeddingTurns.wait(ticket, continuation)
+                existingScheduler?.otherQueued = embeddingTurns.waitingCount
+            }
+        } onCancel: {
+            Task { await self.withdrawEmbeddingTurn(ticket) }
+        }
+    }
+
+    private func withdrawEmbeddingTurn(_ ticket: UInt64) {
+        guard let waiter = embeddingTurns.withdraw(ticket) else { return }
+        existingScheduler?.otherQueued = embeddingTurns.waitingCount
+        waiter.resume(throwing: CancellationError())
+    }
+
+    private func finishEmbeddingTurn() {
+        let next = embeddingTurns.finish()
+        existingScheduler?.otherQueued = embeddingTurns.waitingCount
+        next?.resume()
     }
 
     /// The vector of one text (see ``embeddings(for:options:)``).
@@ -107,9 +159,9 @@ extension LocalModel {
         return vector.map { $0 * scale }
     }
 
-    /// Tokens per embedding decode, unless one text needs more. A non-causal model attends
-    /// over the whole micro-batch, so smaller decodes do less work: on this machine's CPU,
-    /// llama-embedding takes 5.8 s for 1,000 sentences at 512 and 8.8 s at its default 2048.
+    /// Tokens per embedding decode (a unit), unless an encoder's text needs more. A non-causal
+    /// model attends over the whole micro-batch, so smaller decodes do less work (measured in
+    /// docs/PERFORMANCE.md); a decoder splits longer texts over units.
     package static let embeddingBatchTokens = 512
 
     /// The model's embedding context for `pooling`, created on first use.
@@ -120,7 +172,7 @@ extension LocalModel {
             throw LocalModel.Error.invalidOption(name: "threads", reason: "\(threads) is not between 1 and 1024")
         }
         let context = try EmbeddingContext(model: handle, pooling: pooling, causal: isCausal,
-                                           batchCapacity: max(Self.embeddingBatchTokens, embeddingInputLimit), threads: threads)
+                                           textCapacity: embeddingInputLimit, threads: threads)
         embeddingContexts[pooling] = context
         return context
     }

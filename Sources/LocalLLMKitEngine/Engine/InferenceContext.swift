@@ -40,11 +40,7 @@ package final class InferenceContext: @unchecked Sendable {
         self.batch = llama_batch_init(Int32(batchSize), 0, 1)
         self.fullSlidingWindowCache = parameters.swa_full
         self.parameters = parameters
-        let condition = Unmanaged.passUnretained(abortCondition).toOpaque()
-        llama_set_abort_callback(context, { data in
-            guard let data else { return false }
-            return Unmanaged<AbortCondition>.fromOpaque(data).takeUnretainedValue().shouldAbort
-        }, condition)
+        abortCondition.install(on: context)
     }
 
     deinit {
@@ -206,16 +202,5 @@ package final class InferenceContext: @unchecked Sendable {
         case -1: "invalid batch"
         default: "fatal error inside llama.cpp"
         }
-    }
-}
-
-/// The flags of the requests in the batch being decoded: llama.cpp stops early only when all
-/// of them are raised, so that cancelling one request never disturbs the others.
-private final class AbortCondition: @unchecked Sendable {
-    /// Written on the decoding thread before and after `llama_decode`; read by ggml's threads during it.
-    var flags: [CancellationFlag] = []
-
-    var shouldAbort: Bool {
-        !flags.isEmpty && flags.allSatisfy(\.isRaised)
     }
 }

@@ -56,6 +56,8 @@ public actor LocalModel {
     package private(set) var sharedContextCount = 0
     /// The contexts that ``embeddings(for:options:)`` created, one per pooling used.
     var embeddingContexts: [EmbeddingContext.Pooling: EmbeddingContext] = [:]
+    /// Whose turn it is to embed, and who waits (see ``EmbeddingTurns``).
+    var embeddingTurns = EmbeddingTurns()
 
     /// The executor that runs this model's work on its own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -255,6 +257,7 @@ public actor LocalModel {
                                        queueLimit: configuration.maximumQueuedRequests,
                                        defersText: effectiveConfiguration.defersTextWorkInEffect,
                                        speculator: try makeSpeculator(for: context))
+        scheduler.otherQueued = embeddingTurns.waitingCount
         batchScheduler = scheduler
         sharedContextCount += 1
         return scheduler
@@ -304,11 +307,20 @@ public actor LocalModel {
         try scheduler().context.cellsPerSequence
     }
 
-    /// Whether no request generates or waits now.
-    package var isIdle: Bool { waitingRequestCount == 0 && busySequenceCount == 0 }
+    /// Whether no request generates, embeds or waits now.
+    package var isIdle: Bool { waitingRequestCount == 0 && busySequenceCount == 0 && !embeddingTurns.isBusy }
 
-    /// Requests waiting for a free sequence now.
-    package var waitingRequestCount: Int { batchScheduler?.waitingCount ?? 0 }
+    /// Requests waiting for a free sequence now (embedding requests waiting their turn included).
+    package var waitingRequestCount: Int { (batchScheduler?.waitingCount ?? 0) + embeddingTurns.waitingCount }
+
+    /// Embedding requests embedding now (0 or 1) and waiting their turn, and the units and tokens
+    /// decoded for embeddings since the model was loaded.
+    package var embeddingLoad: (running: Int, waiting: Int, units: Int, tokens: Int) {
+        (embeddingTurns.isRunning ? 1 : 0, embeddingTurns.waitingCount, embeddingTurns.decodedUnits, embeddingTurns.decodedTokens)
+    }
+
+    /// The scheduler, when generation has started.
+    var existingScheduler: BatchScheduler? { batchScheduler }
 
     /// Sequences generating (or evaluating a prompt) now.
     package var busySequenceCount: Int { batchScheduler?.activeCount ?? 0 }
@@ -331,6 +343,24 @@ public actor LocalModel {
     /// ``BatchScheduler/snapshot(matching:)``).
     package func cacheSnapshot(matching tokens: [Token]) throws -> (state: [UInt8], tokens: [Token])? {
         try scheduler().snapshot(matching: tokens)
+    }
+
+    /// More bytes than a saved sequence state of this model can have: keys and values of every
+    /// layer for the whole context, as 32-bit floats, for every attention head (as if none were
+    /// shared), plus room for llama.cpp's own fields. A file that declares more is not one of
+    /// this model's, and is refused before its cache data is read.
+    package nonisolated var maximumCacheStateBytes: Int {
+        let layers = Int(llama_model_n_layer(handle.pointer))
+        let heads = Int(llama_model_n_head(handle.pointer))
+        let keyWidth = file.architecture.flatMap { file.metadata["\($0).attention.key_length"]?.intValue } ?? 0
+        let valueWidth = file.architecture.flatMap { file.metadata["\($0).attention.value_length"]?.intValue } ?? 0
+        let width = Int(llama_model_n_embd(handle.pointer))
+        // Metadata is clamped: a forged header must not overflow this sum.
+        func bounded(_ value: Int, _ limit: Int = 1 << 16) -> Int { min(max(value, 0), limit) }
+        let perToken = bounded(layers, 1 << 12) * 4 * (max(bounded(width), bounded(heads, 1 << 12) * bounded(keyWidth))
+                                                       + max(bounded(width), bounded(heads, 1 << 12) * bounded(valueWidth)))
+        let (total, overflow) = perToken.multipliedReportingOverflow(by: contextLength)
+        return overflow ? .max : total + (1 << 20)
     }
 
     /// Loads a saved sequence state into an idle sequence (see ``BatchScheduler/restore(_:tokens:)``).

@@ -52,6 +52,12 @@ package final class BatchScheduler: @unchecked Sendable {
     private var stepTimes: StepTimes?
     /// When the last generation step ended, while measuring.
     private var lastGenerationStepEnd: ContinuousClock.Instant?
+    /// Requests of the model's other work (embeddings) waiting their turn: they count against the
+    /// same queue bound as generation requests.
+    package var otherQueued = 0
+    /// How long the last step that decoded only generated tokens took: what other work between
+    /// steps is sized against.
+    package private(set) var lastGenerationStepSeconds: Double?
 
     /// A scheduler over `context`, whose sequences it owns from now on.
     package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int,
@@ -74,6 +80,8 @@ package final class BatchScheduler: @unchecked Sendable {
     package var activeCount: Int { slots.count { !$0.isIdle } }
     /// Requests waiting for a sequence.
     package var waitingCount: Int { waiting.count }
+    /// Requests waiting beyond the idle sequences, which they take first: the queue.
+    package var queuedCount: Int { max(waiting.count - slots.count(where: \.isIdle), 0) }
 
     /// Queues `request`; `completion` is called on the executor once it has ended.
     /// - Throws: the request's validation errors (see ``ActiveGeneration/validate(_:tokenizer:)``),
@@ -81,7 +89,7 @@ package final class BatchScheduler: @unchecked Sendable {
     package func submit(_ request: GenerationRequest, completion: @escaping Completion) throws {
         try ActiveGeneration.validate(request, tokenizer: tokenizer)
         // Requests already waiting take the idle sequences first; the rest is the queue.
-        let queued = waiting.count - slots.count(where: \.isIdle)
+        let queued = queuedCount + otherQueued
         if queued >= queueLimit { throw LocalModel.Error.busy(queuedRequests: queued) }
         waiting.append(Waiting(request: request, submitted: ContinuousClock.now, completion: completion))
         scheduleStep()
@@ -150,7 +158,11 @@ package final class BatchScheduler: @unchecked Sendable {
             let start = ContinuousClock.now
             let decoded = decode(entries, flags: flags, promptTaken: promptTaken, generating: generating,
                                  speculated: speculated, laps: &laps)
-            if decoded && promptTaken.isEmpty { draftPlanner?.recordStep(rows: entries.count, seconds: (.now - start).seconds) }
+            if decoded && promptTaken.isEmpty {
+                let seconds = (.now - start).seconds
+                lastGenerationStepSeconds = seconds
+                draftPlanner?.recordStep(rows: entries.count, seconds: seconds)
+            }
         }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && !entries.isEmpty) }

@@ -1,4 +1,5 @@
 import CLlama
+import Foundation
 
 /// A ggml CPU thread pool for one context, as llama.cpp's own tools attach one
 /// (`common_threadpools`), instead of the disposable pool ggml makes for every graph it
@@ -10,10 +11,12 @@ import CLlama
 package final class CPUThreadPool: @unchecked Sendable {
     private typealias Create = @convention(c) (UnsafeMutablePointer<ggml_threadpool_params>?) -> OpaquePointer?
     private typealias Release = @convention(c) (OpaquePointer?) -> Void
+    private typealias Pause = @convention(c) (OpaquePointer?) -> Void
 
     /// The `ggml_threadpool_t`.
     package let pointer: OpaquePointer
     private let release: Release
+    private let pauseFunction: Pause?
 
     /// A pool of `threads` threads, or nil when the CPU backend offers none.
     package init?(threads: Int) {
@@ -25,7 +28,22 @@ package final class CPUThreadPool: @unchecked Sendable {
         guard let pool = unsafeBitCast(create, to: Create.self)(&parameters) else { return nil }
         self.pointer = pool
         self.release = unsafeBitCast(release, to: Release.self)
+        // Not offered by the registry: looked up among the process's symbols (libggml-cpu's API).
+        self.pauseFunction = dlsym(Self.defaultSymbols, "ggml_threadpool_pause").map { unsafeBitCast($0, to: Pause.self) }
     }
+
+    /// Puts the pool's threads to sleep until its next graph (which wakes them by itself), so that
+    /// they stop polling for work while other contexts compute.
+    package func pause() {
+        pauseFunction?(pointer)
+    }
+
+    /// `RTLD_DEFAULT`, which Swift does not import.
+    #if canImport(Darwin)
+    private static var defaultSymbols: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: -2) }
+    #else
+    private static var defaultSymbols: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: 0) }
+    #endif
 
     deinit {
         release(pointer)
