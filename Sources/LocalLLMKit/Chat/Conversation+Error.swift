@@ -11,6 +11,9 @@ extension Conversation {
         case invalidFile(path: String, reason: String)
         /// A saved conversation file belongs to another model or other settings.
         case incompatibleFile(path: String, reason: String)
+        /// ``Conversation/save(to:)`` was given a path where something other than a regular file
+        /// is (a symbolic link, a folder, a FIFO, a device such as `/dev/null`): it is left alone.
+        case notRegularFile(path: String, kind: String)
         /// A transcript given to ``Conversation/init(model:transcript:tools:configuration:)`` has a
         /// message at `index` that cannot be part of a conversation; `reason` says why.
         case invalidTranscript(index: Int, reason: String)
@@ -32,6 +35,8 @@ extension Conversation.Error: LocalizedError {
             return "invalid conversation file \(path): \(reason)"
         case .incompatibleFile(let path, let reason):
             return "conversation file \(path) does not fit: \(reason)"
+        case .notRegularFile(let path, let kind):
+            return "will not save over \(path): it is \(kind), not a regular file"
         case .invalidTranscript(let index, let reason):
             return "transcript message \(index): \(reason)"
         case .invalidTool(let name, let reason):

@@ -2,11 +2,13 @@ import Foundation
 
 extension Conversation {
     /// Saves the transcript, the settings and the KV cache to one file, atomically
-    /// (a temporary file, then a rename): an existing file is replaced whole or not at all.
+    /// (a temporary file, then a rename): an existing file is replaced whole or not at all, and
+    /// only a regular file is replaced (a link, a folder, a FIFO or a device is refused).
     /// The cache is saved when the model still holds this conversation's last turn in a
     /// sequence that no other request has taken since; otherwise the file has none, and a
     /// restored conversation evaluates its history again on its next turn.
-    /// - Throws: ``Conversation/Error/invalidFile(path:reason:)`` when it cannot be written.
+    /// - Throws: ``Conversation/Error/notRegularFile(path:kind:)`` when something other than a
+    ///   regular file is at `url`, ``Conversation/Error/invalidFile(path:reason:)`` when it cannot be written.
     public func save(to url: URL) async throws {
         await turnLock.lock()                  // after the turn in progress, if any
         defer { turnLock.unlock() }
@@ -19,10 +21,18 @@ extension Conversation {
                           instructions: instructions, transcript: transcript, turnCount: turnCount,
                           cachedTokens: snapshot?.tokens ?? [], savedAt: Date()),
             state: snapshot?.state ?? [])
+        let data: Data
         do {
-            try archive.encoded().write(to: url, options: .atomic)
+            data = try archive.encoded()
         } catch {
-            throw Conversation.Error.invalidFile(path: url.path, reason: "cannot write it: \(error.localizedDescription)")
+            throw Conversation.Error.invalidFile(path: url.path, reason: "cannot encode it: \(error.localizedDescription)")
+        }
+        do {
+            try FileReplacement.write(data, to: url)
+        } catch .notRegularFile(let kind) {
+            throw Conversation.Error.notRegularFile(path: url.path, kind: kind)
+        } catch .failed(let reason) {
+            throw Conversation.Error.invalidFile(path: url.path, reason: reason)
         }
     }
 
@@ -35,7 +45,7 @@ extension Conversation {
     ///   when its chat template exceeds a bound; ``Conversation/Error/incompatibleFile(path:reason:)``
     ///   when it was saved with another model.
     public init(restoringFrom url: URL, model: LocalModel, tools: [any ConversationTool] = []) async throws {
-        let archive = try Self.readArchive(url, for: model)
+        let archive = try await Self.readArchive(url, for: model)
         let header = archive.header
         let template = try Self.restoredTemplate(header.configuration, model: model, path: url.path)
         try self.init(model: model, instructions: header.instructions, tools: tools, configuration: header.configuration,
@@ -67,7 +77,7 @@ extension Conversation {
     public func load(from url: URL) async throws {
         await turnLock.lock()                  // after the turn in progress, if any
         defer { turnLock.unlock() }
-        let archive = try Self.readArchive(url, for: model)
+        let archive = try await Self.readArchive(url, for: model)
         let header = archive.header
         func incompatible(_ reason: String) -> Conversation.Error { .incompatibleFile(path: url.path, reason: reason) }
         let saved = header.configuration
@@ -88,9 +98,11 @@ extension Conversation {
         turnCount = header.turnCount
     }
 
-    /// Reads an archive and checks its header (see ``ConversationArchive/Header/validate(for:path:)``).
-    private static func readArchive(_ url: URL, for model: LocalModel) throws -> ConversationArchive {
-        let archive = try ConversationArchive(contentsOf: url)
+    /// Reads an archive and checks its header (see ``ConversationArchive/Header/validate(for:path:)``),
+    /// reading no more cache data than the model can hold.
+    private static func readArchive(_ url: URL, for model: LocalModel) async throws -> ConversationArchive {
+        let limit = model.maximumCacheStateBytes
+        let archive = try await BlockingWorkPool.shared.run { try ConversationArchive(contentsOf: url, maximumStateBytes: limit) }
         try archive.header.validate(for: model, path: url.path)
         return archive
     }

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A saved conversation: one file with the transcript, the settings, the model's
 /// fingerprint and the KV cache.
@@ -6,7 +11,7 @@ import Foundation
 /// Layout: `"LLMKCONV"`, version (UInt32), header length (UInt64), header (JSON),
 /// state length (UInt64), state (llama.cpp's sequence state), CRC-32 of all that
 /// (UInt32); integers little-endian.
-struct ConversationArchive: Equatable {
+struct ConversationArchive: Equatable, Sendable {
     static let magic = Array("LLMKCONV".utf8)
     static let version: UInt32 = 1
 
@@ -39,43 +44,63 @@ struct ConversationArchive: Equatable {
         return data
     }
 
-    /// Reads and checks an archive.
+    /// The largest header read (the transcript and the cached tokens, as JSON).
+    static let maximumHeaderBytes: UInt64 = 64 << 20
+
+    /// Reads and checks an archive without reading more than it can need: the sizes it declares
+    /// are checked against the file's size and the bounds first, the checksum is computed in
+    /// chunks, and the cache data is read last, once it is known to fit `maximumStateBytes` (the
+    /// most a sequence of the model can hold). A huge or sparse file costs no memory.
     /// - Throws: ``Conversation/Error/invalidFile(path:reason:)``.
-    init(contentsOf url: URL) throws {
+    init(contentsOf url: URL, maximumStateBytes: Int = .max) throws {
         func fail(_ reason: String) -> Conversation.Error { .invalidFile(path: url.path, reason: reason) }
-        let data: Data
+        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw fail("cannot open it: \(String(cString: strerror(errno)))") }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw fail("cannot read it: \(String(cString: strerror(errno)))") }
+        if let kind = FileReplacement.kind(of: info.st_mode) { throw fail("it is \(kind), not a regular file") }
+        let size = UInt64(info.st_size)
+        var reader = FileReader(handle: handle, size: size)
         do {
-            data = try Data(contentsOf: url, options: .mappedIfSafe)
+            guard try reader.read(count: UInt64(Self.magic.count)).map(Array.init) == Self.magic else {
+                throw fail("not a LocalLLMKit conversation file")
+            }
+            guard let version = try reader.readInteger(UInt32.self) else { throw fail("truncated header") }
+            guard version == Self.version else { throw fail("unsupported version \(version)") }
+            guard let headerLength = try reader.readInteger(UInt64.self) else { throw fail("truncated header") }
+            // magic, version, header length, state length, checksum
+            let framing = UInt64(Self.magic.count + 4 + 8 + 8 + 4)
+            guard headerLength <= Self.maximumHeaderBytes else {
+                throw fail("its header declares \(headerLength) bytes; at most \(Self.maximumHeaderBytes) are read")
+            }
+            guard headerLength <= size - min(size, framing), let json = try reader.read(count: headerLength) else {
+                throw fail("truncated header: it declares \(headerLength) bytes, and the file has \(size) in all")
+            }
+            guard let stateLength = try reader.readInteger(UInt64.self) else { throw fail("truncated cache data") }
+            let expected = framing.addingReportingOverflow(headerLength).partialValue.addingReportingOverflow(stateLength)
+            guard !expected.overflow, expected.partialValue == size else {
+                throw fail("truncated or followed by extra bytes: its sizes add up to \(expected.overflow ? "more than 2^64" : "\(expected.partialValue)") "
+                           + "bytes, and the file has \(size)")
+            }
+            guard stateLength <= UInt64(maximumStateBytes) else {
+                throw fail("it declares \(stateLength) bytes of cache data, more than this model's cache can hold (at most \(maximumStateBytes) bytes)")
+            }
+            guard try reader.checksumMatches() else { throw fail("damaged (checksum mismatch)") }
+            guard let state = try reader.read(count: stateLength, at: reader.offset) else { throw fail("truncated cache data") }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            do {
+                header = try decoder.decode(Header.self, from: json)
+            } catch {
+                throw fail("unreadable header: \(error)")
+            }
+            self.state = Array(state)
+        } catch let error as Conversation.Error {
+            throw error
         } catch {
             throw fail("cannot read it: \(error.localizedDescription)")
         }
-        var reader = ByteReader(data: data)
-        guard reader.read(count: Self.magic.count).map(Array.init) == Self.magic else {
-            throw fail("not a LocalLLMKit conversation file")
-        }
-        guard let version = reader.readInteger(UInt32.self) else { throw fail("truncated header") }
-        guard version == Self.version else { throw fail("unsupported version \(version)") }
-        guard let headerLength = reader.readInteger(UInt64.self), let json = reader.read(count: headerLength) else {
-            throw fail("truncated header")
-        }
-        guard let stateLength = reader.readInteger(UInt64.self), let state = reader.read(count: stateLength) else {
-            throw fail("truncated cache data")
-        }
-        let checked = reader.offset
-        guard let checksum = reader.readInteger(UInt32.self), reader.offset == data.count else {
-            throw fail("truncated or followed by extra bytes")
-        }
-        guard data.prefix(checked).withUnsafeBytes({ Checksums.crc32($0) }) == checksum else {
-            throw fail("damaged (checksum mismatch)")
-        }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        do {
-            header = try decoder.decode(Header.self, from: json)
-        } catch {
-            throw fail("unreadable header: \(error)")
-        }
-        self.state = Array(state)
     }
 
     init(header: Header, state: [UInt8]) {
@@ -88,20 +113,45 @@ struct ConversationArchive: Equatable {
     }
 }
 
-/// Reads little-endian integers and byte runs from Data, never past its end.
-private struct ByteReader {
-    let data: Data
-    var offset = 0
+/// Reads little-endian integers and byte runs from an open file, never past its size, and checks
+/// the CRC-32 at its end in chunks.
+private struct FileReader {
+    let handle: FileHandle
+    let size: UInt64
+    var offset: UInt64 = 0
 
-    mutating func read(count: some BinaryInteger) -> Data? {
-        guard count >= 0, UInt64(count) <= UInt64(data.count - offset) else { return nil }
-        let start = data.startIndex + offset
-        offset += Int(count)
-        return data[start..<(start + Int(count))]
+    /// `count` bytes from the current offset; nil past the end.
+    mutating func read(count: UInt64) throws -> Data? {
+        guard let data = try read(count: count, at: offset) else { return nil }
+        offset += count
+        return data
     }
 
-    mutating func readInteger<T: FixedWidthInteger>(_ type: T.Type) -> T? {
-        guard let bytes = read(count: MemoryLayout<T>.size) else { return nil }
+    /// `count` bytes from `position`; nil past the end.
+    func read(count: UInt64, at position: UInt64) throws -> Data? {
+        guard position <= size, count <= size - position else { return nil }
+        try handle.seek(toOffset: position)
+        let data = try handle.read(upToCount: Int(count)) ?? Data()
+        return data.count == Int(count) ? data : nil
+    }
+
+    mutating func readInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T? {
+        guard let bytes = try read(count: UInt64(MemoryLayout<T>.size)) else { return nil }
         return bytes.reversed().reduce(T.zero) { $0 << 8 | T($1) }
+    }
+
+    /// Whether the last four bytes are the CRC-32 of all before them, read 1 MiB at a time.
+    func checksumMatches() throws -> Bool {
+        guard size >= 4, let stored = try read(count: 4, at: size - 4) else { return false }
+        var crc: UInt32 = 0
+        var position: UInt64 = 0
+        try handle.seek(toOffset: 0)
+        while position < size - 4 {
+            let count = Int(min(1 << 20, size - 4 - position))
+            guard let chunk = try handle.read(upToCount: count), chunk.count == count else { return false }
+            crc = chunk.withUnsafeBytes { Checksums.crc32($0, seed: crc) }
+            position += UInt64(count)
+        }
+        return stored.reversed().reduce(UInt32.zero) { $0 << 8 | UInt32($1) } == crc
     }
 }

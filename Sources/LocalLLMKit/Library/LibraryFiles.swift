@@ -58,21 +58,15 @@ enum LibraryFiles {
         return try handle.read(upToCount: limit + 1) ?? Data()
     }
 
-    /// Writes `data` to `url` atomically: a temporary file in the same folder, flushed to
-    /// disk, then renamed over `url`. A crash leaves the old file or the new one, never half.
+    /// Writes `data` to `url` atomically (see ``FileReplacement``): a crash leaves the old file or
+    /// the new one, never half, and only a regular file is replaced.
     static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appending(path: "\(url.lastPathComponent).tmp-\(UUID().uuidString)")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure(url, "cannot write it") }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else { throw failure(url, "cannot rename \(temporary.lastPathComponent) to it") }
-        } catch {
-            unlink(temporary.path)
-            throw error
+            try FileReplacement.write(data, to: url)
+        } catch .notRegularFile(let kind) {
+            throw ModelLibrary.Error.storageFailed(path: url.path, reason: "it is \(kind), not a regular file")
+        } catch .failed(let reason) {
+            throw ModelLibrary.Error.storageFailed(path: url.path, reason: reason)
         }
     }
 
