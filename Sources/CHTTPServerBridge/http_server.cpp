@@ -1,9 +1,18 @@
 // The server half of llmkit_http.h: cpp-httplib routes every request to one handler, which hands
 // it to Swift as an exchange and puts Swift's answer on the wire.
 #include "llmkit_http.h"
-#include "request_deadlines.hpp"
+#include "connection_gate.hpp"
 
 #include <httplib.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 
 #include <atomic>
 #include <chrono>
@@ -25,9 +34,132 @@ char * copy_string(const std::string & text) {
     return copy;
 }
 
-std::string peer_of(const httplib::Request & request) {
-    return request.remote_addr + ":" + std::to_string(request.remote_port);
-}
+/// cpp-httplib's server with the connection gate in front: the accepting thread hands each
+/// connection to the gate (instead of to a worker thread that would wait for its request), and the
+/// gate's workers answer whole requests through cpp-httplib's request processing.
+class GatedServer final : public httplib::Server {
+public:
+    llmkit_http::ConnectionGate * gate = nullptr;
+
+    /// Answers the request at the start of `stream`; false when the connection must close.
+    bool answer(httplib::Stream & stream, const std::string & remote_address, int remote_port, bool last_request,
+                bool & connection_closed) {
+        std::string local_address;
+        int local_port = 0;
+        sockaddr_storage local{};
+        socklen_t length = sizeof(local);
+        if (getsockname(stream.socket(), reinterpret_cast<sockaddr *>(&local), &length) == 0) {
+            char text[INET6_ADDRSTRLEN] = {0};
+            if (local.ss_family == AF_INET) {
+                inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in *>(&local)->sin_addr, text, sizeof(text));
+                local_port = ntohs(reinterpret_cast<sockaddr_in *>(&local)->sin_port);
+            } else if (local.ss_family == AF_INET6) {
+                inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6 *>(&local)->sin6_addr, text, sizeof(text));
+                local_port = ntohs(reinterpret_cast<sockaddr_in6 *>(&local)->sin6_port);
+            }
+            local_address = text;
+        }
+        return serve_guarded([&] {
+            return process_request(stream, remote_address, remote_port, local_address, local_port, last_request,
+                                   connection_closed, nullptr);
+        });
+    }
+
+private:
+    bool process_and_close_socket(socket_t sock) override {
+        if (gate) gate->admit(sock);
+        else close(sock);
+        return true;
+    }
+};
+
+/// Runs each accepted connection's job at once on the accepting thread: the job only hands the
+/// connection to the gate.
+class InlineQueue final : public httplib::TaskQueue {
+public:
+    bool enqueue(std::function<void()> job) override {
+        job();
+        return true;
+    }
+    void shutdown() override {}
+};
+
+/// A request read whole by the gate, then the socket: what cpp-httplib reads and writes.
+class GateStream final : public httplib::Stream {
+public:
+    GateStream(int fd, std::string bytes, int read_timeout_ms, int write_timeout_ms)
+        : fd_(fd), bytes_(std::move(bytes)), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms),
+          start_(std::chrono::steady_clock::now()) {}
+
+    /// What was read from the client and not used (the start of its next request).
+    std::string remaining() { return bytes_.substr(offset_); }
+
+    bool is_readable() const override { return offset_ < bytes_.size(); }
+    bool wait_readable() const override { return is_readable() || wait(POLLIN, read_timeout_ms_); }
+    bool wait_writable() const override { return wait(POLLOUT, write_timeout_ms_); }
+    bool is_peer_alive() const override {
+        pollfd entry{fd_, POLLIN, 0};
+        if (poll(&entry, 1, 0) <= 0) return true;
+        char byte;
+        return recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+    }
+    ssize_t read(char * pointer, size_t size) override {
+        if (offset_ < bytes_.size()) {
+            size_t count = std::min(size, bytes_.size() - offset_);
+            std::memcpy(pointer, bytes_.data() + offset_, count);
+            offset_ += count;
+            return static_cast<ssize_t>(count);
+        }
+        if (!wait(POLLIN, read_timeout_ms_)) {
+            error_ = httplib::Error::Timeout;
+            return -1;
+        }
+        ssize_t count = recv(fd_, pointer, size, 0);
+        if (count == 0) error_ = httplib::Error::ConnectionClosed;
+        else if (count < 0) error_ = httplib::Error::Read;
+        return count;
+    }
+    ssize_t write(const char * pointer, size_t size) override {
+        if (!wait(POLLOUT, write_timeout_ms_)) return -1;
+        return send(fd_, pointer, size, MSG_NOSIGNAL);
+    }
+    void get_remote_ip_and_port(std::string & ip, int & port) const override {
+        llmkit_http::peer_of_socket(fd_, ip, port);
+    }
+    void get_local_ip_and_port(std::string & ip, int & port) const override {
+        ip.clear();
+        port = 0;
+    }
+    socket_t socket() const override { return fd_; }
+    time_t duration() const override {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_).count();
+    }
+    void set_read_timeout(time_t seconds, time_t microseconds) override {
+        read_timeout_ms_ = static_cast<int>(seconds * 1000 + microseconds / 1000);
+    }
+    const char * buffered_data(size_t & size) const override {
+        size = bytes_.size() - offset_;
+        return size ? bytes_.data() + offset_ : nullptr;
+    }
+    void consume_buffered(size_t size) override { offset_ += std::min(size, bytes_.size() - offset_); }
+
+private:
+    bool wait(short events, int timeout_ms) const {
+        pollfd entry{fd_, events, 0};
+        while (true) {
+            int ready = poll(&entry, 1, timeout_ms);
+            if (ready < 0 && errno == EINTR) continue;
+            return ready > 0;
+        }
+    }
+
+    int fd_;
+    std::string bytes_;
+    size_t offset_ = 0;
+    int read_timeout_ms_;
+    int write_timeout_ms_;
+    std::chrono::steady_clock::time_point start_;
+};
 
 }  // namespace
 
@@ -66,8 +198,8 @@ struct llmkit_http_exchange {
 };
 
 struct llmkit_http_server {
-    httplib::Server http;
-    std::unique_ptr<llmkit_http::RequestDeadlines> deadlines;
+    GatedServer http;
+    std::unique_ptr<llmkit_http::ConnectionGate> gate;
     std::thread listener;
     int port = 0;
 };
@@ -96,7 +228,7 @@ bool wait_for_begin(const Exchange & exchange, const httplib::Request & request)
 }
 
 /// Answers one request. Returns whether the answer is a stream (still being written).
-bool serve(llmkit_http_server * server, llmkit_http_handler handler, void * context,
+bool serve(llmkit_http_handler handler, void * context,
            const httplib::Request & request, httplib::Response & response) {
     auto exchange = std::make_shared<llmkit_http_exchange>();
     exchange->method = request.method;
@@ -124,8 +256,6 @@ bool serve(llmkit_http_server * server, llmkit_http_handler handler, void * cont
         response.set_content(std::move(exchange->pending), exchange->content_type);
         return false;
     }
-    auto deadlines = server->deadlines.get();
-    auto peer = peer_of(request);
     response.set_chunked_content_provider(exchange->content_type, [exchange](size_t, httplib::DataSink & sink) {
         std::unique_lock<std::mutex> lock(exchange->mutex);
         while (exchange->pending.empty() && !exchange->finished && !exchange->closed) {
@@ -149,8 +279,7 @@ bool serve(llmkit_http_server * server, llmkit_http_handler handler, void * cont
         }
         sink.done();
         return true;
-    }, [exchange, deadlines, peer](bool) {
-        deadlines->answered(peer);
+    }, [exchange](bool) {
         // The library ends a stream by itself when the socket stops being writable, without
         // asking the provider again: an answer not finished by then lost its client.
         std::unique_lock<std::mutex> lock(exchange->mutex);
@@ -188,12 +317,15 @@ llmkit_http_options llmkit_http_default_options(void) {
     options.host = "127.0.0.1";
     options.port = 8080;
     options.max_body_bytes = 8u << 20;
+    options.header_timeout_ms = 5000;
     options.request_timeout_ms = 15000;
     options.io_timeout_ms = 30000;
     options.keep_alive_timeout_ms = 5000;
     options.keep_alive_max_requests = 1000;
     options.worker_threads = 128;
-    options.max_waiting_connections = 256;
+    options.max_open_connections = 1024;
+    options.max_connections_per_address = 256;
+    options.max_buffered_bytes = 256u << 20;
     return options;
 }
 
@@ -203,9 +335,7 @@ llmkit_http_server * llmkit_http_server_start(const llmkit_http_options * option
     try {
         auto server = std::make_unique<llmkit_http_server>();
         auto & http = server->http;
-        const size_t workers = options->worker_threads > 0 ? static_cast<size_t>(options->worker_threads) : 1;
-        const size_t waiting = options->max_waiting_connections > 0 ? static_cast<size_t>(options->max_waiting_connections) : 1;
-        http.new_task_queue = [workers, waiting] { return new httplib::ThreadPool(workers, workers, waiting); };
+        http.new_task_queue = [] { return new InlineQueue(); };
         http.set_payload_max_length(options->max_body_bytes);
         const auto io = std::chrono::milliseconds(options->io_timeout_ms);
         http.set_read_timeout(io);
@@ -226,13 +356,8 @@ llmkit_http_server * llmkit_http_server_start(const llmkit_http_options * option
                                  "\"param\":null,\"code\":null}}", "application/json");
         });
         llmkit_http_server * raw = server.get();
-        auto route = [raw, handler, context](const httplib::Request & request, httplib::Response & response) {
-            // No deadline while the request is answered; the next one on this connection must
-            // arrive within keep-alive plus the limit once the answer is out (a stream re-arms
-            // it when it ends).
-            const auto peer = peer_of(request);
-            raw->deadlines->received(peer);
-            if (!serve(raw, handler, context, request, response)) raw->deadlines->answered(peer);
+        auto route = [handler, context](const httplib::Request & request, httplib::Response & response) {
+            serve(handler, context, request, response);
         };
         const std::string any = ".*";
         http.Get(any, route);
@@ -251,9 +376,28 @@ llmkit_http_server * llmkit_http_server_start(const llmkit_http_options * option
                                      " (in use, or not an address of this machine)");
         }
         server->port = port;
-        server->deadlines = std::make_unique<llmkit_http::RequestDeadlines>(
-            port, std::chrono::milliseconds(options->request_timeout_ms),
-            std::chrono::milliseconds(options->keep_alive_timeout_ms));
+        auto positive = [](long long value) { return static_cast<size_t>(value > 0 ? value : 1); };
+        llmkit_http::GateLimits limits;
+        limits.workers = positive(options->worker_threads);
+        limits.max_connections = positive(static_cast<long long>(options->max_open_connections));
+        limits.max_connections_per_address = positive(static_cast<long long>(options->max_connections_per_address));
+        limits.max_buffered_bytes = std::max<size_t>(options->max_buffered_bytes, options->max_body_bytes + (64u << 10));
+        limits.max_head_bytes = 64u << 10;
+        limits.max_body_bytes = options->max_body_bytes;
+        limits.header_timeout = std::chrono::milliseconds(std::min(options->header_timeout_ms, options->request_timeout_ms));
+        limits.request_timeout = std::chrono::milliseconds(options->request_timeout_ms);
+        limits.keep_alive_timeout = std::chrono::milliseconds(options->keep_alive_timeout_ms);
+        limits.keep_alive_max_requests = positive(options->keep_alive_max_requests);
+        const int io_ms = options->io_timeout_ms;
+        server->gate = std::make_unique<llmkit_http::ConnectionGate>(limits,
+            [raw, io_ms](llmkit_http::ReadyConnection & connection, bool last_request) {
+                GateStream stream(connection.fd, std::move(connection.bytes), io_ms, io_ms);
+                bool closed = false;
+                bool kept = raw->http.answer(stream, connection.address, connection.port, last_request, closed);
+                connection.bytes = stream.remaining();
+                return kept && !closed;
+            });
+        http.gate = server->gate.get();
         server->listener = std::thread([raw] {
             try { raw->http.listen_after_bind(); } catch (...) {}
         });
@@ -273,7 +417,7 @@ void llmkit_http_server_stop(llmkit_http_server * server) {
     try {
         server->http.stop();
         if (server->listener.joinable()) server->listener.join();
-        server->deadlines.reset();
+        if (server->gate) server->gate->stop();
     } catch (...) {}
     delete server;
 }

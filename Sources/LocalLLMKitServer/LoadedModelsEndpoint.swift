@@ -2,8 +2,8 @@ import Foundation
 import LocalLLMKit
 
 extension ModelServer {
-    /// `GET /v1/ps` (also `/api/ps`, ollama's path): the models loaded now, with what they hold
-    /// and when they will be unloaded if idle, in ollama's shape (`name`, `model`, `size`,
+    /// `GET /v1/ps` (also `/api/ps`, ollama's path): the models loaded now, by their served names,
+    /// with what they hold and when they will be unloaded if idle, in ollama's shape (`name`, `model`, `size`,
     /// `expires_at`) plus `loaded_at`, `last_used`, `context_length` and `parallel_sequences`.
     func listLoadedModels(_ exchange: HTTPExchange) async -> Int {
         var rows: [OrderedJSON] = []
@@ -27,7 +27,8 @@ extension ModelServer {
 
     private static func row(name: String, model: LocalModel, size: Int64, held: LoadedModels.Entry?) -> OrderedJSON {
         .object([
-            ("name", .string(name)), ("model", .string(model.url.path)), ("size", .integer(Int(size))),
+            // The served name, never the file's path: clients need not learn this machine's folders.
+            ("name", .string(name)), ("model", .string(name)), ("size", .integer(Int(size))),
             ("expires_at", held?.expiresAt.map { .string(timestamp($0)) } ?? .null),
             ("loaded_at", held.map { .string(timestamp($0.loadedAt)) } ?? .null),
             ("last_used", held.map { .string(timestamp($0.lastUsed)) } ?? .null),

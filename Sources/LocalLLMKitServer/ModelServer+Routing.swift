@@ -24,6 +24,10 @@ extension ModelServer {
             ], body: "")
             return 204
         }
+        // /health stays open to probes that name the server as they please; it tells nothing.
+        if path != "/health", let host = exchange.headers["host"], !hostPolicy.allows(host) {
+            return fail(exchange, .forbiddenHost(host), cors: cors)
+        }
         guard let route = Self.route(for: path) else {
             return fail(exchange, .notFound("No endpoint \(exchange.method) \(exchange.path).", code: "unknown_url"), cors: cors)
         }
@@ -32,6 +36,10 @@ extension ModelServer {
         }
         if route.needsKey, let key = configuration.apiKey, !Self.authorizes(exchange.headers["authorization"], key: key) {
             return fail(exchange, .unauthorized, cors: cors)
+        }
+        // A browser sends text/plain (or a form) across sites without asking first; JSON it does not.
+        if exchange.method == "POST", !Self.isJSON(exchange.headers["content-type"]) {
+            return fail(exchange, .unsupportedMediaType(exchange.headers["content-type"]), cors: cors)
         }
         return await route.answer(self, exchange)
     }
@@ -55,11 +63,18 @@ extension ModelServer {
         }
     }
 
-    /// Whether `header` is `Bearer <key>`, compared in constant time (the time depends on the
-    /// lengths only, not on where the bytes differ).
+    /// Whether a `Content-Type` is JSON: `application/json` or a `+json` type, parameters allowed.
+    static func isJSON(_ header: String?) -> Bool {
+        guard let header else { return false }
+        let type = header.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+
+    /// Whether `header` is `Bearer <key>` (the scheme in any case, as RFC 7235 has it), compared
+    /// in constant time (the time depends on the lengths only, not on where the bytes differ).
     static func authorizes(_ header: String?, key: String) -> Bool {
-        guard let header, header.hasPrefix("Bearer ") else { return false }
-        let given = Array(header.dropFirst("Bearer ".count).utf8)
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return false }
+        let given = Array(header.dropFirst(7).drop(while: { $0 == " " }).utf8)
         let expected = Array(key.utf8)
         var difference = UInt8(given.count == expected.count ? 0 : 1)
         for index in 0..<expected.count {
@@ -79,8 +94,23 @@ extension ModelServer {
     /// Answers with an API error; returns its status.
     @discardableResult
     func fail(_ exchange: HTTPExchange, _ error: APIError, cors: [(String, String)] = []) -> Int {
+        var error = error
+        error.message = withoutModelPaths(error.message)
         exchange.respond(status: error.status, headers: error.headers + cors, body: error.body)
         return error.status
+    }
+
+    /// `message` with the files and folders of the served models named by their served names:
+    /// an error (a model that cannot load, say) must not show clients this machine's folders.
+    func withoutModelPaths(_ message: String) -> String {
+        var message = message
+        for entry in models {
+            guard let url = entry.source?.url ?? entry.loaded?.model.url else { continue }
+            message = message.replacingOccurrences(of: url.path, with: entry.id)
+            let folder = url.deletingLastPathComponent().path
+            if folder.count > 1 { message = message.replacingOccurrences(of: folder + "/", with: "") }
+        }
+        return message
     }
 
     /// Answers with JSON; returns the status.

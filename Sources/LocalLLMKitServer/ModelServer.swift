@@ -36,6 +36,8 @@ public final class ModelServer: Sendable {
     /// every model was loaded before.
     let residency: LoadedModels?
     let metrics = ServerMetrics()
+    /// The `Host` header values it answers to.
+    let hostPolicy: HostPolicy
     private let listener = Mutex<HTTPListener?>(nil)
     private let requests = Mutex(RequestTable())
 
@@ -85,9 +87,12 @@ public final class ModelServer: Sendable {
         self.configuration = configuration
         self.models = entries
         self.residency = residency
-        let limits = HTTPListener.Limits(maximumBodyBytes: configuration.maximumBodyBytes,
+        self.hostPolicy = HostPolicy(configuration)
+        let limits = HTTPListener.Limits(maximumBodyBytes: configuration.maximumBodyBytes, headerTimeout: configuration.headerTimeout,
                                          requestTimeout: configuration.requestTimeout, ioTimeout: configuration.ioTimeout,
-                                         keepAliveTimeout: .seconds(5), workerThreads: configuration.maximumConnections)
+                                         keepAliveTimeout: .seconds(5), workerThreads: configuration.maximumConcurrentRequests,
+                                         maximumConnections: configuration.maximumConnections,
+                                         maximumConnectionsPerClient: configuration.maximumConnectionsPerClient)
         let started = try HTTPListener(host: configuration.host, port: configuration.port, limits: limits) { [weak self] exchange in
             guard let self else {
                 exchange.respond(status: 503, body: APIError.shuttingDown.body)

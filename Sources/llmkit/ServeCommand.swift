@@ -39,10 +39,15 @@ enum ServeCommand {
         \(SpeculationFlags.help)
                                (for every model that generates; an embedding model is served as it is)
           --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
-                               (also $LLMKIT_API_KEY); the key file is safer: a command line is visible to ps
+                               (also $LLMKIT_API_KEY); the key file is safer: a command line is visible to ps.
+                               A --host other machines can reach needs a key (or --insecure-no-auth)
           --api-key-file F     read the key from the first line of F
+          --insecure-no-auth   serve a non-loopback --host without a key: anyone who can reach it may use it
+          --allowed-host NAME  also answer requests whose Host header is NAME (repeatable); by default only
+                               localhost and IP addresses, which keeps web pages out by DNS rebinding
           --cors ORIGIN        let browsers on ORIGIN call the server (* for any); no CORS by default
           --max-body BYTES     largest request body (default 8388608); larger get 413
+          --header-timeout S   seconds for a request's headers to arrive (default 5)
           --request-timeout S  seconds for a whole request to arrive (default 15)
           --drain S            on SIGTERM or Ctrl-C, seconds that requests in flight may finish (default 10)
           --log-requests       log method, path, status and time of each request to stderr, and for a
@@ -54,9 +59,10 @@ enum ServeCommand {
         and exits 0.
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
-                       "--api-key", "--api-key-file", "--cors", "--max-body", "--request-timeout", "--drain", "--keep-alive", "--rpc", "--tensor-split"]),
-        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit"]),
-        repeatableOptions: ["--model"],
+                       "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split"]),
+        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
+                                                          "--insecure-no-auth"]),
+        repeatableOptions: ["--model", "--allowed-host"],
         aliases: ["-np": "--parallel"]
     )
 
@@ -69,9 +75,18 @@ enum ServeCommand {
         server.host = arguments.value("--host") ?? server.host
         server.port = try arguments.integer("--port", in: 0...65535) ?? server.port
         server.apiKey = try apiKey(arguments)
+        server.allowsUnauthenticatedRemoteAccess = arguments.has("--insecure-no-auth")
+        server.allowedHosts = arguments.allValues("--allowed-host")
         server.corsOrigin = arguments.value("--cors")
         server.maximumBodyBytes = try arguments.integer("--max-body", in: 1024...(1 << 30)) ?? server.maximumBodyBytes
         server.requestTimeout = .seconds(try arguments.integer("--request-timeout", in: 1...3600) ?? 15)
+        server.headerTimeout = .seconds(try arguments.integer("--header-timeout", in: 1...3600) ?? 5)
+        if server.headerTimeout > server.requestTimeout { server.headerTimeout = server.requestTimeout }
+        if server.apiKey == nil, server.isExposed, !server.allowsUnauthenticatedRemoteAccess {
+            throw UsageError(message: "--host \(server.host) can be reached from other machines, and without an API key anyone "
+                             + "there could use the models: give --api-key-file F (or --api-key, $LLMKIT_API_KEY), "
+                             + "bind 127.0.0.1, or say --insecure-no-auth")
+        }
         server.logsRequests = arguments.has("--log-requests")
         let drain = Duration.seconds(try arguments.integer("--drain", in: 0...3600) ?? 10)
         try server.validate()
@@ -130,14 +145,25 @@ enum ServeCommand {
         if arguments.value("--api-key") != nil, arguments.value("--api-key-file") != nil {
             throw UsageError(message: "give --api-key or --api-key-file, not both")
         }
-        if let key = arguments.value("--api-key") { return key }
+        if let key = arguments.value("--api-key") {
+            guard !key.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw UsageError(message: "--api-key is empty, which would turn authentication off; give a key, or leave --api-key out")
+            }
+            return key
+        }
         if let path = arguments.value("--api-key-file") {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                  let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+                  let line = text.split(whereSeparator: \.isNewline).first,
+                  !line.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw UsageError(message: "--api-key-file \(path): cannot read a key from its first line")
             }
             return String(line).trimmingCharacters(in: .whitespaces)
         }
-        return ProcessInfo.processInfo.environment["LLMKIT_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let key = ProcessInfo.processInfo.environment["LLMKIT_API_KEY"] else { return nil }
+        guard !key.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw UsageError(message: "LLMKIT_API_KEY is set but empty, which would turn authentication off; "
+                             + "set a key, or unset it")
+        }
+        return key
     }
 }

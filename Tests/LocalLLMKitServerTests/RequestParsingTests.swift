@@ -82,8 +82,11 @@ struct RequestParsingTests {
     }
 
     @Test func theAPIKeyMustMatchExactly() {
-        #expect(ModelServer.authorizes("Bearer s3cret", key: "s3cret"))
-        for wrong in [nil, "", "s3cret", "Bearer s3cre", "Bearer s3cret2", "Bearer S3cret", "bearer s3cret", "Basic s3cret"] {
+        // The scheme is case-insensitive (RFC 7235, Daemon #11); the key is not.
+        for right in ["Bearer s3cret", "bearer s3cret", "BEARER s3cret"] {
+            #expect(ModelServer.authorizes(right, key: "s3cret"), "\(right)")
+        }
+        for wrong in [nil, "", "s3cret", "Bearer s3cre", "Bearer s3cret2", "Bearer S3cret", "bearers3cret", "Basic s3cret"] {
             #expect(!ModelServer.authorizes(wrong, key: "s3cret"), "\(String(describing: wrong))")
         }
     }

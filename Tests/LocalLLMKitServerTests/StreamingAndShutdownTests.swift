@@ -31,7 +31,7 @@ import Testing
         let server = try ServerHarness.serve(["smollm": model])
         let outcome = try await ServerHarness.run("/usr/bin/curl", [
             "-sS", "-N", "-i", "--max-time", "60", "-H", "Content-Type: application/json",
-            "-d", Self.chatBody("Count from one to five.", maxTokens: 24, stream: true),
+            "-H", "Content-Type: application/json", "-d", Self.chatBody("Count from one to five.", maxTokens: 24, stream: true),
             server.baseURL.appending(path: "chat/completions").absoluteString,
         ])
         await server.stop()
@@ -61,13 +61,13 @@ import Testing
         let server = try ServerHarness.serve(["smollm": model])
         let url = server.baseURL.appending(path: "chat/completions").absoluteString
         let body = Self.chatBody("Write a story about a dragon.", maxTokens: 400, stream: false, bias: try Self.endlessBias(model))
-        async let inFlight = ServerHarness.run("/usr/bin/curl", ["-sS", "--max-time", "120", "-w", "\n%{http_code}", "-d", body, url])
+        async let inFlight = ServerHarness.run("/usr/bin/curl", ["-sS", "--max-time", "120", "-w", "\n%{http_code}", "-H", "Content-Type: application/json", "-d", body, url])
         // Wait until the request is generating, then stop with room to finish.
         try await Self.wait { await model.busySequences() == 1 }
         #expect(server.requestsInFlight == 1)
         async let stopping: Void = server.stop(drainingFor: .seconds(120))
         try await Task.sleep(for: .milliseconds(200))
-        let refused = try await ServerHarness.run("/usr/bin/curl", ["-sS", "--max-time", "10", "-w", "\n%{http_code}", "-d", body, url])
+        let refused = try await ServerHarness.run("/usr/bin/curl", ["-sS", "--max-time", "10", "-w", "\n%{http_code}", "-H", "Content-Type: application/json", "-d", body, url])
         await stopping
         let finished = try await inFlight
         let lines = finished.output.split(separator: "\n")
@@ -85,7 +85,7 @@ import Testing
         let url = server.baseURL.appending(path: "chat/completions").absoluteString
         // curl gives up after 3 s of an answer that cannot end sooner.
         let body = Self.chatBody("Write a very long story.", maxTokens: 900, stream: true, bias: try Self.endlessBias(model))
-        let cut = try await ServerHarness.run("/usr/bin/curl", ["-sS", "-N", "--max-time", "3", "-d", body, url])
+        let cut = try await ServerHarness.run("/usr/bin/curl", ["-sS", "-N", "--max-time", "3", "-H", "Content-Type: application/json", "-d", body, url])
         #expect(cut.status == 28, "curl was not cut off: \(cut.output.suffix(300)) \(cut.errors)")
         #expect(cut.output.contains("chat.completion.chunk"))
         try await Self.wait { await model.busySequences() == 0 }

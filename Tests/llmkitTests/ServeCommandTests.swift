@@ -28,11 +28,11 @@ import Testing
         let curl = URL(filePath: "/usr/bin/curl")
         let models = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-123", base.appending(path: "models").absoluteString])
         #expect(models.stdout.contains(#""id":"gemma""#), "\(models.stdout)")
-        let completion = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-123", "-d",
+        let completion = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-123", "-H", "Content-Type: application/json", "-d",
                                                       #"{"model":"gemma","prompt":"The capital of France is","max_tokens":4,"temperature":0}"#,
                                                       base.appending(path: "completions").absoluteString])
         #expect(completion.stdout.contains(#""object":"text_completion""#), "\(completion.stdout)")
-        let streamed = try CommandRunner.run(curl, ["-sS", "-N", "-H", "Authorization: Bearer k-123", "-d",
+        let streamed = try CommandRunner.run(curl, ["-sS", "-N", "-H", "Authorization: Bearer k-123", "-H", "Content-Type: application/json", "-d",
                                                     #"{"model":"gemma","messages":[{"role":"user","content":"Name a colour of the sky."}],"max_tokens":4,"temperature":0,"stream":true}"#,
                                                     base.appending(path: "chat/completions").absoluteString])
         #expect(streamed.stdout.contains("data: [DONE]"), "\(streamed.stdout)")
@@ -63,9 +63,9 @@ import Testing
         #expect(reader.standardErrorSoFar.contains("speculation: prompt lookup"), "\(reader.standardErrorSoFar)")
         let curl = URL(filePath: "/usr/bin/curl")
         let body = #"{"model":"qwen","messages":[{"role":"user","content":"Repeat exactly: alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"}],"max_tokens":40,"temperature":0}"#
-        let chat = try CommandRunner.run(curl, ["-sS", "-d", body, base.appending(path: "chat/completions").absoluteString])
+        let chat = try CommandRunner.run(curl, ["-sS", "-H", "Content-Type: application/json", "-d", body, base.appending(path: "chat/completions").absoluteString])
         #expect(chat.stdout.contains(#""object":"chat.completion""#), "\(chat.stdout)")
-        let embedded = try CommandRunner.run(curl, ["-sS", "-d", #"{"model":"minilm","input":"hello"}"#,
+        let embedded = try CommandRunner.run(curl, ["-sS", "-H", "Content-Type: application/json", "-d", #"{"model":"minilm","input":"hello"}"#,
                                                     base.appending(path: "embeddings").absoluteString])
         #expect(embedded.stdout.contains(#""embedding""#), "\(embedded.stdout)")
         let metrics = try CommandRunner.run(curl, ["-sS", base.deletingLastPathComponent().appending(path: "metrics").absoluteString]).stdout
@@ -97,7 +97,7 @@ import Testing
         #expect(none.stdout.contains(#""models":[]"#), "\(none.stdout)")
         // A request loads its model again.
         let curl = URL(filePath: "/usr/bin/curl")
-        let completion = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-9", "-d",
+        let completion = try CommandRunner.run(curl, ["-sS", "-H", "Authorization: Bearer k-9", "-H", "Content-Type: application/json", "-d",
                                                       #"{"model":"smol","prompt":"The capital of France is","max_tokens":3,"temperature":0}"#,
                                                       base.appending(path: "completions").absoluteString])
         #expect(completion.stdout.contains(#""object":"text_completion""#), "\(completion.stdout)")

@@ -20,20 +20,28 @@ typedef struct llmkit_http_server llmkit_http_server;
 typedef struct llmkit_http_exchange llmkit_http_exchange;
 
 /// Limits and timeouts of a server. Start from llmkit_http_default_options().
+///
+/// A connection is watched by one thread until its request has arrived whole (head and body);
+/// only then does a worker thread answer it. So slow or silent clients hold sockets, never
+/// workers, and within the bounds below they only displace each other.
 typedef struct llmkit_http_options {
     const char * host;             // address to bind, e.g. "127.0.0.1"
     int          port;             // 0 = any free port (read it back with llmkit_http_server_port)
     size_t       max_body_bytes;   // larger bodies get 413 before they are read
+    int          header_timeout_ms;    // the request line and headers must arrive within this
     int          request_timeout_ms;   // the whole request (line, headers, body) must arrive within this
-    int          io_timeout_ms;    // one read or one write may wait this long
+    int          io_timeout_ms;    // while answering, one read or one write may wait this long
     int          keep_alive_timeout_ms; // an idle kept-alive connection is closed after this
     int          keep_alive_max_requests; // requests per connection before it is closed
-    int          worker_threads;   // connections served at once; each open connection holds one
-    int          max_waiting_connections; // accepted connections waiting for a worker; more are closed
+    int          worker_threads;   // requests answered at once
+    size_t       max_open_connections; // connections not being answered (arriving, idle), in total
+    size_t       max_connections_per_address; // the same, per client address
+    size_t       max_buffered_bytes; // bytes of requests still arriving, in total
 } llmkit_http_options;
 
-/// Sensible defaults: 127.0.0.1:8080, 8 MiB bodies, 15 s per request, 30 s per read or write,
-/// 5 s keep-alive, 1000 requests per connection, 128 workers, 256 waiting connections.
+/// Sensible defaults: 127.0.0.1:8080, 8 MiB bodies, 5 s for the head and 15 s for the whole
+/// request, 30 s per read or write while answering, 5 s keep-alive, 1000 requests per connection,
+/// 128 workers, 1024 connections waiting (256 per client address), 256 MiB buffered.
 llmkit_http_options llmkit_http_default_options(void);
 
 /// Called on a worker thread for each request. The exchange belongs to the callee until it calls

@@ -32,7 +32,7 @@ final class HTTPExchange: Sendable {
     }
 
     /// The headers copied out of each request.
-    static let readHeaders = ["authorization", "content-type", "origin", "access-control-request-method",
+    static let readHeaders = ["authorization", "content-type", "host", "origin", "access-control-request-method",
                               "access-control-request-headers"]
 
     init(_ handle: OpaquePointer) {

@@ -1,16 +1,19 @@
 import CHTTPServerBridge
 import Foundation
 
-/// A listening HTTP server (cpp-httplib through the bridge) that hands each request to `handler`
-/// on one of its worker threads.
+/// A listening HTTP server (cpp-httplib behind the bridge's connection gate) that hands each
+/// request, once it has arrived whole, to `handler` on one of its worker threads.
 final class HTTPListener: @unchecked Sendable {
     /// The limits and timeouts of the HTTP layer.
     struct Limits: Sendable {
         var maximumBodyBytes: Int
+        var headerTimeout: Duration
         var requestTimeout: Duration
         var ioTimeout: Duration
         var keepAliveTimeout: Duration
         var workerThreads: Int
+        var maximumConnections: Int
+        var maximumConnectionsPerClient: Int
     }
 
     /// The port it listens on.
@@ -29,11 +32,13 @@ final class HTTPListener: @unchecked Sendable {
         var options = llmkit_http_default_options()
         options.port = Int32(port)
         options.max_body_bytes = limits.maximumBodyBytes
+        options.header_timeout_ms = Int32(limits.headerTimeout.milliseconds)
         options.request_timeout_ms = Int32(limits.requestTimeout.milliseconds)
         options.io_timeout_ms = Int32(limits.ioTimeout.milliseconds)
         options.keep_alive_timeout_ms = Int32(limits.keepAliveTimeout.milliseconds)
         options.worker_threads = Int32(limits.workerThreads)
-        options.max_waiting_connections = Int32(limits.workerThreads * 2)
+        options.max_open_connections = limits.maximumConnections
+        options.max_connections_per_address = limits.maximumConnectionsPerClient
         let context = Unmanaged.passRetained(Handler(handler))
         var error: UnsafeMutablePointer<CChar>?
         let started = host.withCString { host -> OpaquePointer? in

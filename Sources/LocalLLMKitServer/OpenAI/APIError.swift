@@ -45,6 +45,23 @@ struct APIError: Error, Sendable, Equatable {
                  headers: [("Allow", allowed.joined(separator: ", "))])
     }
 
+    /// A `Host` header that names none of the server's names: a page that rebinds its own domain
+    /// to this server's address is refused this way.
+    static func forbiddenHost(_ host: String) -> APIError {
+        let shown = String(host.prefix(100).filter { !$0.isNewline && $0 != "\"" })
+        return APIError(status: 403, message: "This server does not answer to the host '\(shown)'. It answers to localhost, "
+                        + "IP addresses and the names it was given (`llmkit serve --allowed-host \(shown)`).",
+                        type: "invalid_request_error", param: nil, code: "host_not_allowed")
+    }
+
+    /// A POST whose body is not declared JSON.
+    static func unsupportedMediaType(_ contentType: String?) -> APIError {
+        let given = contentType.map { "'\(String($0.prefix(100).filter { !$0.isNewline && $0 != "\"" }))'" } ?? "none"
+        return APIError(status: 415, message: "The request body must be JSON, sent with `Content-Type: application/json` "
+                        + "(this request had \(given)); with curl, add -H 'Content-Type: application/json'.",
+                        type: "invalid_request_error", param: nil, code: "unsupported_media_type")
+    }
+
     static func busy(queued: Int, retryAfter: Int) -> APIError {
         APIError(status: 429, message: "The server is busy: every sequence is generating and \(queued) requests are queued. Retry in \(retryAfter) s.",
                  type: "rate_limit_error", param: nil, code: "rate_limit_exceeded",
