@@ -12,8 +12,13 @@ extension ModelLibrary {
         public let bytes: Int64?
         /// The file's name in the library.
         public let fileName: String
-        /// A display name.
-        public let name: String?
+        /// A display name: the one given, else the catalog's name of the model.
+        public var name: String? { givenName ?? suggestedName }
+        /// The display name the caller gave, which the model must take (or the download fails).
+        let givenName: String?
+        /// A display name from the catalog, which the model takes unless another model or the
+        /// catalog holds it.
+        let suggestedName: String?
 
         /// The parts' names when ``fileName`` is the first part of a model split by llama.cpp's
         /// `gguf-split` (`NAME-00001-of-00003.gguf`): the download then fetches every part, from
@@ -38,12 +43,21 @@ extension ModelLibrary {
         /// - Parameters:
         ///   - fileName: the name in the library (default: the URL's last component, with leading
         ///     dots and unusable characters removed).
-        ///   - name: a display name; trimmed, and refused when empty, over 200 characters or
-        ///     holding control characters.
+        ///   - name: a display name, which finds the model before catalog ids do (see
+        ///     ``ModelLibrary/entry(named:)``); trimmed, and refused when empty, over 200
+        ///     characters, holding control characters, `default`, a selection prefix, a path, or
+        ///     a catalog id unless `sha256` is that catalog model's. Another model's id or given
+        ///     name is refused before anything is downloaded.
         /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` for a bad URL or file name,
         ///   ``ModelLibrary/Error/invalidName(reason:)`` for a bad name,
         ///   ``ModelLibrary/Error/checksumForSplitModel(url:)`` for a `sha256` with a split model.
         public init(urls: [URL], sha256: String? = nil, bytes: Int64? = nil, fileName: String? = nil, name: String? = nil) throws {
+            try self.init(urls: urls, sha256: sha256, bytes: bytes, fileName: fileName, name: name, suggestedName: nil)
+        }
+
+        /// Creates a request whose model, when no `name` is given, is named `suggestedName` (a
+        /// catalog model's display name) if no other model or catalog id holds that name.
+        init(urls: [URL], sha256: String?, bytes: Int64?, fileName: String?, name: String?, suggestedName: String?) throws {
             guard let first = urls.first else { throw ModelLibrary.Error.invalidReference("", reason: "no URL to download from") }
             for url in urls {
                 guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
@@ -61,7 +75,9 @@ extension ModelLibrary {
             self.bytes = bytes
             // A name given explicitly must be right; one taken from the URL is made right.
             self.fileName = try fileName.map(ModelLibrary.safeFileName) ?? ModelLibrary.storedFileName(first.lastPathComponent)
-            self.name = try name.map(ModelLibrary.Record.validatedName)
+            self.givenName = try name.map(ModelLibrary.Record.validatedName)
+            self.suggestedName = suggestedName
+            if let givenName, let problem = ModelLibrary.nameProblem(givenName, sha256: self.sha256, among: []) { throw problem }
             try checkSplit(sha256: sha256)
         }
 
@@ -91,7 +107,7 @@ extension ModelLibrary {
         public static func catalog(_ entry: ModelCatalog.Entry) -> ModelLibrary.DownloadRequest {
             // Catalog entries are well-formed by construction.
             try! ModelLibrary.DownloadRequest(urls: entry.urls, sha256: entry.sha256, bytes: entry.bytes, fileName: entry.file,
-                                      name: entry.displayName)
+                                              name: nil, suggestedName: entry.displayName)
         }
 
         /// Gemma 3 270M (``ModelCatalog/gemma3_270m``), the tests' reference model.
@@ -107,7 +123,11 @@ extension ModelLibrary {
         /// - a catalog id such as `gemma-3-270m`.
         /// - Parameters:
         ///   - mirrors: more URLs of the same file, tried after the first.
-        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` naming the reference.
+        ///   - name: a display name, checked as ``init(urls:sha256:bytes:fileName:name:)`` says
+        ///     (default: the catalog's name of the model, when it is a catalog model, unless
+        ///     another model holds that name; else the file's).
+        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` naming the reference,
+        ///   ``ModelLibrary/Error/invalidName(reason:)``.
         public init(reference: String, sha256: String? = nil, mirrors: [URL] = [], name: String? = nil,
                     listing: [String]? = nil) throws {
             if let entry = ModelCatalog.entry(reference) {
@@ -118,12 +138,12 @@ extension ModelLibrary {
                     throw ModelLibrary.Error.invalidReference(sha256, reason: "\(reference) has SHA-256 \(entry.sha256) in the catalog")
                 }
                 try self.init(urls: entry.urls + mirrors, sha256: entry.sha256, bytes: entry.bytes, fileName: entry.file,
-                              name: name ?? entry.displayName)
+                              name: name, suggestedName: entry.displayName)
                 return
             }
             let (url, catalogMatch) = try Self.resolve(reference, listing: listing)
-            try self.init(urls: [url] + mirrors, sha256: sha256 ?? catalogMatch?.sha256, bytes: catalogMatch?.bytes,
-                          name: name ?? catalogMatch?.displayName)
+            try self.init(urls: [url] + mirrors, sha256: sha256 ?? catalogMatch?.sha256, bytes: catalogMatch?.bytes, fileName: nil,
+                          name: name, suggestedName: catalogMatch?.displayName)
         }
 
         private static func resolve(_ reference: String, listing: [String]?) throws -> (URL, ModelCatalog.Entry?) {

@@ -58,6 +58,10 @@ extension ModelLibrary {
         if let existing = try existingModel(for: request) {
             return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
         }
+        // A name taken is refused before the download, not after it (commit checks it again).
+        if let name = request.givenName, let problem = Self.nameProblem(name, sha256: request.sha256, among: try models()) {
+            throw problem
+        }
         let folder = try createWorkFolder(".downloads")
         if let split = request.split {
             return try await downloadSplit(request, split: split, in: folder, transfer: transfer)
@@ -230,9 +234,10 @@ extension ModelLibrary {
             } catch LocalModel.Error.invalidModelFile(_, let reason) {
                 throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
             }
-            let record = ModelLibrary.Record(file: header, sha256: sha256, name: request.name, fileName: request.fileName,
-                                     sourceURLs: request.urls.map(\.absoluteString))
-            return try await commit(staging, record: record)
+            let record = ModelLibrary.Record(file: header, sha256: sha256, name: request.givenName, suggestedName: request.suggestedName,
+                                             fileName: request.fileName, sourceURLs: request.urls.map(\.absoluteString))
+            return try await commit(staging, record: record, fallbackNames: ModelLibrary.Record.fallbackNames(
+                file: header, suggested: request.suggestedName, fileName: request.fileName))
         } catch {
             discard(staging)
             throw error

@@ -9,8 +9,15 @@ extension ModelLibrary {
         case noDefaultModel(searched: [String])
         /// A model reference (URL, `hf:` path, `org/repo:QUANT`, file name) that cannot be used.
         case invalidReference(String, reason: String)
-        /// A display name for a model that cannot be used.
+        /// A display name for a model that cannot be used: a reserved word, a selection prefix, a
+        /// path, or a catalog id given to another file; the reason says which.
         case invalidName(reason: String)
+        /// A display name that another model of the library already has, as its id or as a name
+        /// a user gave it; `modelID` is that model's id.
+        case nameTaken(String, modelID: String)
+        /// A name that finds several models at the same rank of the lookup order (see
+        /// ``ModelLibrary/entry(named:)``); their ids, which find each one alone.
+        case ambiguousName(String, ids: [String])
         /// A download from `url` failed.
         case downloadFailed(url: String, reason: String)
         /// A downloaded or imported file's SHA-256 is not the one expected.
@@ -42,6 +49,10 @@ extension ModelLibrary.Error: LocalizedError {
             return "invalid model reference \(reference): \(reason)"
         case .invalidName(let reason):
             return "invalid model name: \(reason)"
+        case .nameTaken(let name, let modelID):
+            return "the name \(name) is taken by the model \(modelID); rename that one or choose another name"
+        case .ambiguousName(let name, let ids):
+            return "\(name) names several models (\(ids.joined(separator: ", "))); use one of their ids"
         case .downloadFailed(let url, let reason):
             return "download of \(url) failed: \(reason)"
         case .checksumMismatch(let url, let expected, let actual):

@@ -18,11 +18,16 @@ extension ModelLibrary {
     /// link is refused: moving it would move only the link, and moving its target would take
     /// the file from the program that owns it.
     /// - Parameters:
-    ///   - name: a display name (default: the file's `general.name`); trimmed, and refused
-    ///     when empty, over 200 characters or holding control characters.
+    ///   - name: a display name, which finds the model before catalog ids do (see
+    ///     ``entry(named:)``); trimmed, and refused when empty, over 200 characters, holding
+    ///     control characters, `default`, a selection prefix (`library:`…), a path, a catalog id
+    ///     (unless the file is that catalog model's), or another model's id or given name.
+    ///     Without it, the file's `general.name`, else its file name, unless that would be
+    ///     refused (then the next of these, or `model`).
     /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)``, ``LocalModel/Error/invalidModelFile(path:reason:)``,
     ///   ``ModelLibrary/Error/invalidReference(_:reason:)`` (a link with `moving`, a file of the library itself),
-    ///   ``ModelLibrary/Error/invalidName(reason:)``, ``ModelLibrary/Error/insufficientDiskSpace(path:needed:available:)``
+    ///   ``ModelLibrary/Error/invalidName(reason:)``, ``ModelLibrary/Error/nameTaken(_:modelID:)``,
+    ///   ``ModelLibrary/Error/insufficientDiskSpace(path:needed:available:)``
     ///   or ``ModelLibrary/Error/storageFailed(path:reason:)``.
     public func importModel(at url: URL, moving: Bool = false, name: String? = nil) async throws -> ModelLibrary.Record {
         try await add(importing: url, moving: moving, name: name).record
@@ -46,6 +51,10 @@ extension ModelLibrary {
         let displayName = try name.map(ModelLibrary.Record.validatedName)
         let source = try importSource(url, moving: moving)
         _ = try GGUFFile(contentsOf: source)                    // fail fast, before copying gigabytes
+        if let displayName, let catalogEntry = Self.catalogEntry(named: displayName), LibraryFiles.size(of: source) != catalogEntry.bytes,
+           let problem = Self.nameProblem(displayName, sha256: nil, among: []) {
+            throw problem                                       // not that catalog model's file: its size differs
+        }
         try createRoot()
         let staging = try makeStaging()
         let fileName = Self.storedFileName(url.lastPathComponent)
@@ -70,7 +79,8 @@ extension ModelLibrary {
                 throw LocalModel.Error.invalidModelFile(path: url.path, reason: "\(reason) (the file changed while it was imported)")
             }
             let record = ModelLibrary.Record(file: file, sha256: sha256, name: displayName, fileName: fileName, sourceURLs: [])
-            let installed = try await commit(staging, record: record)
+            let installed = try await commit(staging, record: record,
+                                             fallbackNames: ModelLibrary.Record.fallbackNames(file: file, suggested: nil, fileName: fileName))
             if moving && !renamed { unlink(source.path) }       // moved across volumes: the library has its copy now
             return installed
         } catch {

@@ -39,20 +39,32 @@ extension ModelLibrary {
     }
 
     /// Registers the model assembled in `staging` (its file already in place, flushed to
-    /// disk): writes `metadata.json`, then, under the library's lock, renames the folder to
-    /// the model's id. A model with the same SHA-256 that is already there wins: it is
-    /// returned (``ModelLibrary/Addition/wasAlreadyInLibrary`` set) and the staging folder
-    /// deleted. On an error the caller discards `staging`.
-    func commit(_ staging: Staging, record: ModelLibrary.Record) async throws -> ModelLibrary.Addition {
+    /// disk): under the library's lock, settles its name, writes `metadata.json`, then renames
+    /// the folder to the model's id. A model with the same SHA-256 that is already there wins:
+    /// it is returned (``ModelLibrary/Addition/wasAlreadyInLibrary`` set) and the staging folder
+    /// deleted. A name a user gave must pass ``nameProblem(_:sha256:among:excluding:)``; a model
+    /// no user named takes the first of `fallbackNames` that passes it (its id follows its
+    /// name). On an error the caller discards `staging`.
+    /// - Throws: ``ModelLibrary/Error/invalidName(reason:)`` or ``ModelLibrary/Error/nameTaken(_:modelID:)``
+    ///   for a given name that another model or the catalog holds; ``ModelLibrary/Error/storageFailed(path:reason:)``.
+    func commit(_ staging: Staging, record: ModelLibrary.Record, fallbackNames: [String]) async throws -> ModelLibrary.Addition {
         try Task.checkCancellation()
         removeAbandonedWork()
-        try LibraryFiles.writeAtomically(ModelLibrary.Record.encoder.encode(record), to: staging.file("metadata.json"))
         let lock = try await lock()
         defer { lock.release() }
-        if let existing = try models().first(where: { $0.sha256 == record.sha256 }) {
+        let models = try models()
+        if let existing = models.first(where: { $0.sha256 == record.sha256 }) {
             discard(staging)
             return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
         }
+        var record = record
+        if record.isNameGiven {
+            if let problem = Self.nameProblem(record.name, sha256: record.sha256, among: models) { throw problem }
+        } else {
+            record.name = Self.availableName(fallbackNames + [record.name], sha256: record.sha256, among: models)
+            record.id = ModelLibrary.Record.id(for: record.name, sha256: record.sha256)
+        }
+        try LibraryFiles.writeAtomically(ModelLibrary.Record.encoder.encode(record), to: staging.file("metadata.json"))
         let destination = root.appending(path: record.id)
         guard record.isValid(inFolderNamed: record.id), LibraryFiles.kind(at: destination) == .missing else {
             throw ModelLibrary.Error.storageFailed(path: destination.path,

@@ -102,9 +102,10 @@ extension ModelLibrary {
                 throw ModelLibrary.Error.downloadFailed(url: parts[0].url.absoluteString,
                                                         reason: "not a usable split GGUF model (\(error.errorDescription ?? "\(error)"))")
             }
-            let record = ModelLibrary.Record(file: header, sha256: firstSHA256, name: request.name, fileName: split.fileName(part: 1),
-                                             sourceURLs: request.urls.map(\.absoluteString))
-            return try await commit(staging, record: record)
+            let record = ModelLibrary.Record(file: header, sha256: firstSHA256, name: request.givenName, suggestedName: request.suggestedName,
+                                             fileName: split.fileName(part: 1), sourceURLs: request.urls.map(\.absoluteString))
+            return try await commit(staging, record: record, fallbackNames: ModelLibrary.Record.fallbackNames(
+                file: header, suggested: request.suggestedName, fileName: split.fileName(part: 1)))
         } catch {
             discard(staging)
             throw error

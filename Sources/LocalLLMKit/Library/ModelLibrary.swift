@@ -99,36 +99,22 @@ public actor ModelLibrary {
             .sorted { ($0.record.name, $0.record.id) < ($1.record.name, $1.record.id) }
     }
 
-    /// The managed model with this id or name.
-    public func model(_ idOrName: String) throws -> ModelLibrary.Record? {
-        try managedModel(idOrName)?.record
-    }
-
-    /// The managed model with this id (first) or name, and its folder.
-    func managedModel(_ idOrName: String) throws -> (record: ModelLibrary.Record, folder: URL)? {
-        let models = try managedModels()
-        return models.first { $0.record.id == idOrName } ?? models.first { $0.record.name == idOrName }
-    }
-
     /// The GGUF file of a managed model.
     public nonisolated func url(of record: ModelLibrary.Record) -> URL {
         record.folder(in: root).appending(path: record.fileName)
     }
 
-    /// Deletes a managed model. `beforeRemoving` runs first, so that a loaded model can be
-    /// released before its file goes away. Only the model's own folder in the library is
-    /// removed, and no symbolic link in it is followed.
+    /// Deletes a managed model, found by name as ``entry(named:)`` finds it (a catalog id
+    /// deletes the library model with that catalog model's SHA-256). `beforeRemoving` runs
+    /// first, so that a loaded model can be released before its file goes away. Only the
+    /// model's own folder in the library is removed, and no symbolic link in it is followed.
     /// - Returns: the deleted model.
     /// - Throws: ``ModelLibrary/Error/modelNotFound(_:)``, ``ModelLibrary/Error/readOnlyModel(_:)`` for a
-    ///   model of another program's cache, or ``ModelLibrary/Error/storageFailed(path:reason:)``.
+    ///   model of another program's cache or the bootstrap's, ``ModelLibrary/Error/ambiguousName(_:ids:)``,
+    ///   or ``ModelLibrary/Error/storageFailed(path:reason:)``.
     @discardableResult
     public func delete(_ idOrName: String, beforeRemoving: (@Sendable (ModelLibrary.Record) async -> Void)? = nil) async throws -> ModelLibrary.Record {
-        guard let (record, folder) = try managedModel(idOrName) else {
-            if try entry(named: idOrName) != nil {       // another program's, or the bootstrap's
-                throw ModelLibrary.Error.readOnlyModel(idOrName)
-            }
-            throw ModelLibrary.Error.modelNotFound(idOrName)
-        }
+        let (record, folder) = try managedModel(named: idOrName)
         await beforeRemoving?(record)
         let trash = root.appending(path: ".trash-\(UUID().uuidString)")
         let lock = try await lock()
@@ -149,6 +135,18 @@ public actor ModelLibrary {
             throw ModelLibrary.Error.storageFailed(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(error.localizedDescription)); removing the leftovers retries")
         }
         return record
+    }
+
+    /// The managed model that `name` finds (see ``entry(named:)``), and its folder.
+    /// - Throws: ``ModelLibrary/Error/readOnlyModel(_:)`` when it finds a model the library does
+    ///   not manage, ``ModelLibrary/Error/modelNotFound(_:)`` when it finds none, or what
+    ///   ``entry(named:)`` throws.
+    func managedModel(named name: String) throws -> (record: ModelLibrary.Record, folder: URL) {
+        switch try match(name) {
+        case .managed(let record, let folder)?: return (record, folder)
+        case .readOnly?: throw ModelLibrary.Error.readOnlyModel(name)       // another program's, or the bootstrap's
+        case .file?, .notDownloaded?, nil: throw ModelLibrary.Error.modelNotFound(name)
+        }
     }
 
     /// Locks the whole library (`.lock`) for a short change: registering or deleting a model.

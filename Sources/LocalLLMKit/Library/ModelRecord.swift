@@ -8,6 +8,10 @@ extension ModelLibrary {
         public var id: String
         /// A display name.
         public var name: String
+        /// Whether a user gave ``name`` (`import --name`, `pull --name`, ``ModelLibrary/rename(_:to:)``)
+        /// rather than it coming from the file or the catalog. A name a user gave finds its model
+        /// before catalog ids do, and no other model may take it; see ``ModelLibrary/entry(named:)``.
+        public var isNameGiven: Bool
         /// The GGUF file's name inside the model's folder (for a split model, its first part,
         /// `NAME-00001-of-0000N.gguf`, with the other parts beside it).
         public var fileName: String
@@ -34,13 +38,14 @@ extension ModelLibrary {
         /// `selection.storageValue` and pass it to ``ModelLibrary/resolve(_:)``.
         public var selection: ModelLibrary.Selection { ModelLibrary.Selection("library:" + id) }
 
-        /// Describes a GGUF file whose SHA-256 is known. Without `name`, the file's own
-        /// `general.name` (cleaned: it is whatever the file says) or its file name is used.
-        init(file: GGUFFile, sha256: String, name: String?, fileName: String, sourceURLs: [String]) {
-            let displayName = name ?? file.name.flatMap(Self.cleanedName)
-                ?? Self.cleanedName(String(fileName.dropLast(fileName.hasSuffix(".gguf") ? 5 : 0))) ?? "model"
-            self.id = Self.slug(displayName) + "-" + sha256.prefix(8)
+        /// Describes a GGUF file whose SHA-256 is known. `name` is a name a user gave; without
+        /// one, the first of ``fallbackNames(file:suggested:fileName:)`` is used for now (the
+        /// library checks it, and picks another if needed, when it registers the model).
+        init(file: GGUFFile, sha256: String, name: String?, suggestedName: String? = nil, fileName: String, sourceURLs: [String]) {
+            let displayName = name ?? Self.fallbackNames(file: file, suggested: suggestedName, fileName: fileName)[0]
+            self.id = Self.id(for: displayName, sha256: sha256)
             self.name = displayName
+            self.isNameGiven = name != nil
             self.fileName = fileName
             self.bytes = file.fileSize
             self.sha256 = sha256
@@ -51,6 +56,19 @@ extension ModelLibrary {
             self.trainingContextLength = file.trainingContextLength
             self.hasChatTemplate = file.hasChatTemplate
             self.addedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))   // as metadata.json keeps it
+        }
+
+        /// The names a model gets when no user named it, best first: `suggested` (a catalog
+        /// model's display name), the file's own `general.name` (cleaned: it is whatever the file
+        /// says), the file name without `.gguf`, and `model`.
+        static func fallbackNames(file: GGUFFile, suggested: String?, fileName: String) -> [String] {
+            let stem = String(fileName.dropLast(fileName.hasSuffix(".gguf") ? 5 : 0))
+            return [suggested.flatMap(cleanedName), file.name.flatMap(cleanedName), cleanedName(stem), "model"].compactMap { $0 }
+        }
+
+        /// The id of a new model named `name`: the name as a slug, a dash, and the first 8 digits of the SHA-256.
+        static func id(for name: String, sha256: String) -> String {
+            slug(name) + "-" + sha256.prefix(8)
         }
 
         /// Lowercase letters, digits, `.`, `_` and `-`; everything else becomes `-`; no leading
@@ -76,7 +94,8 @@ extension ModelLibrary {
         }
 
         /// A display name as given by a user: surrounding spaces trimmed; empty, over 200
-        /// characters, or holding control characters (newlines, terminal escapes) is refused.
+        /// characters, holding control characters (newlines, terminal escapes), or a name that
+        /// would read as something else (``ModelLibrary/reservedNameProblem(_:)``) is refused.
         /// - Throws: ``ModelLibrary/Error/invalidName(reason:)`` naming the problem.
         static func validatedName(_ name: String) throws -> String {
             let trimmed = name.trimmingCharacters(in: .whitespaces)
@@ -87,6 +106,7 @@ extension ModelLibrary {
             if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
                 throw ModelLibrary.Error.invalidName(reason: "a model name cannot contain control characters (newlines, tabs, escapes)")
             }
+            if let reason = ModelLibrary.reservedNameProblem(trimmed) { throw ModelLibrary.Error.invalidName(reason: reason) }
             return trimmed
         }
 
@@ -100,12 +120,31 @@ extension ModelLibrary {
 
         enum CodingKeys: String, CodingKey {
             case id, name, bytes, sha256, architecture, quantization
+            case isNameGiven = "name_given"
             case fileName = "file_name"
             case sourceURLs = "source_urls"
             case parameterCount = "parameter_count"
             case trainingContextLength = "training_context_length"
             case hasChatTemplate = "has_chat_template"
             case addedAt = "added_at"
+        }
+
+        /// Reads a record; one written before `name_given` existed reads as named by its file.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            name = try container.decode(String.self, forKey: .name)
+            isNameGiven = try container.decodeIfPresent(Bool.self, forKey: .isNameGiven) ?? false
+            fileName = try container.decode(String.self, forKey: .fileName)
+            bytes = try container.decode(Int64.self, forKey: .bytes)
+            sha256 = try container.decode(String.self, forKey: .sha256)
+            sourceURLs = try container.decode([String].self, forKey: .sourceURLs)
+            architecture = try container.decodeIfPresent(String.self, forKey: .architecture)
+            parameterCount = try container.decode(Int64.self, forKey: .parameterCount)
+            quantization = try container.decodeIfPresent(String.self, forKey: .quantization)
+            trainingContextLength = try container.decodeIfPresent(Int.self, forKey: .trainingContextLength)
+            hasChatTemplate = try container.decode(Bool.self, forKey: .hasChatTemplate)
+            addedAt = try container.decode(Date.self, forKey: .addedAt)
         }
 
         static var encoder: JSONEncoder {

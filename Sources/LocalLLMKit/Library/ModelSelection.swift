@@ -47,7 +47,7 @@ extension ModelLibrary {
         }
         if value.hasPrefix("library:") {
             let id = String(value.dropFirst(8))
-            guard let record = try? model(id), record.id == id else {
+            guard let record = (try? managedModels())?.first(where: { $0.record.id == id })?.record else {
                 return .unavailable(reason: "the library has no model \(id) any more")
             }
             return exists(url(of: record))
@@ -77,16 +77,6 @@ extension ModelLibrary {
         return .unavailable(reason: "\(value) is not a model selection")
     }
 
-    /// The model a user named: a library id or name, a `library:` selection, `default` (the
-    /// bootstrap's model), the id or name of a model in the Hugging Face or Ollama cache, or the
-    /// id of a ``ModelCatalog`` entry that is installed.
-    public func entry(named name: String) throws -> ModelLibrary.Entry? {
-        let id = name.hasPrefix("library:") ? String(name.dropFirst(8)) : name
-        if let record = try model(id) { return ModelLibrary.Entry(record: record, url: url(of: record)) }
-        if let found = discovered().first(where: { $0.id == name || $0.name == name }) { return found }
-        return try ModelCatalog.entry(name).flatMap(installed)
-    }
-
     /// Where a catalog model is installed: the library model with its SHA-256, else the file
     /// of that name and size that scripts/bootstrap put in its cache; nil when it is in neither.
     public func installed(_ catalogEntry: ModelCatalog.Entry) throws -> ModelLibrary.Entry? {
@@ -100,25 +90,5 @@ extension ModelLibrary {
         guard LibraryFiles.kind(at: file) == .file, LibraryFiles.size(of: file) == catalogEntry.bytes else { return nil }
         return ModelLibrary.Entry(id: catalogEntry.id, name: catalogEntry.displayName, url: file, bytes: catalogEntry.bytes,
                                   sha256: catalogEntry.sha256, source: .bootstrap)
-    }
-
-    /// The file of a model a user named, as ``entry(named:)`` finds it, or of a selection string.
-    /// - Throws: ``ModelLibrary/Error/notDownloaded(catalogID:)`` for a catalog id that is not
-    ///   installed, ``ModelLibrary/Error/modelNotFound(_:)`` for any other name.
-    public func file(named name: String) throws -> URL {
-        if let url = try locate(name) { return url }
-        if ModelCatalog.entry(name) != nil { throw ModelLibrary.Error.notDownloaded(catalogID: name) }
-        throw ModelLibrary.Error.modelNotFound(name)
-    }
-
-    /// Every name that finds a model here: ids and names of every entry, and installed catalog ids.
-    public func knownNames() -> [String] {
-        let entries = (try? entries()) ?? discovered()
-        return entries.flatMap { [$0.id, $0.name] } + ModelCatalog.all.map(\.id)
-    }
-
-    /// The file of the model a user named: as ``entry(named:)``, or any selection string.
-    public func locate(_ name: String) throws -> URL? {
-        try entry(named: name)?.url ?? resolve(ModelLibrary.Selection(name)).url
     }
 }
