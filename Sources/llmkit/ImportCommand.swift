@@ -14,8 +14,11 @@ enum ImportCommand {
         terminal a progress line shows the copy (or, with --move, the hashing).
 
           --move       move the file instead of copying it (refused for a symbolic link)
-          --name NAME  the display name (default: the file's general.name); no control
-                       characters, at most 200; renames a model already in the library
+          --name NAME  the display name (default: the file's general.name, else its file
+                       name, when no other model or catalog id holds it); no control
+                       characters, at most 200; not default, a path, a selection (library:…),
+                       another model's id or name, or a catalog id unless the file is that
+                       model; renames a model already in the library
           --json       print the registered model as JSON
           -h, --help   show this help
         """,

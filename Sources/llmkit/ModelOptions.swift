@@ -12,8 +12,9 @@ enum ModelOptions {
     static let flagOptions: Set<String> = ["--verbose"]
     /// Their help text.
     static let help = """
-      -m, --model MODEL    a GGUF path, or a library id or name (`llmkit list`); default: $LLMKIT_MODEL,
-                           else the model installed by scripts/bootstrap
+      -m, --model MODEL    a GGUF path (with / or ending in .gguf), else, in this order: a library id
+                           (`llmkit list`) or default, a name given with --name, a catalog id, a name
+                           from a file or a cache; default: $LLMKIT_MODEL, else the bootstrap's model
       -t, --threads N      CPU threads (default: active cores)
       -c, --context N      context length in tokens (default: training length, at most 4096); also --ctx-size
       -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only);
@@ -35,19 +36,39 @@ enum ModelOptions {
         return try LocalModel.defaultModelURL()
     }
 
-    /// A model the user named: an existing file, else a library id or name, `default`, a cache
-    /// reference or an installed catalog id. `--model`, `info`, `show` and `rm` all resolve names here.
-    /// - Throws: ``ModelLibrary/Error/notDownloaded(catalogID:)``, or ``ModelNameError`` with the
-    ///   nearest known names for a name that is none of these.
+    /// A model the user named, in one order for `--model`, `info`, `show`, `rm`, `fit`, `embed`,
+    /// `--draft-model` and `serve`: a path (holding `/` or ending in `.gguf`) that exists; then
+    /// the library's order (``ModelLibrary/entry(named:)``: a selection, a library id or
+    /// `default`, a name a user gave, a catalog id, a name from a file or a cache); then any
+    /// other file of that name.
+    /// - Throws: ``ModelLibrary/Error/notDownloaded(catalogID:)``, ``ModelLibrary/Error/ambiguousName(_:ids:)``,
+    ///   or ``ModelNameError`` with the nearest known names for a name that is none of these.
     static func locate(_ name: String) async throws -> URL {
+        switch try await target(name) {
+        case .entry(let entry): return entry.url
+        case .file(let url): return url
+        }
+    }
+
+    /// What a name on the command line names: a model that the library finds, or a file.
+    enum Target {
+        /// A model of the library, of a cache or the bootstrap's.
+        case entry(ModelLibrary.Entry)
+        /// A file outside those (missing, for a path: loading then names it).
+        case file(URL)
+    }
+
+    /// What `name` names, in the order of ``locate(_:)``.
+    /// - Throws: what ``locate(_:)`` throws.
+    static func target(_ name: String, in library: ModelLibrary = ModelLibrary()) async throws -> Target {
         let path = URL(filePath: name)
-        if FileManager.default.fileExists(atPath: path.path) { return path }
-        let library = ModelLibrary()
-        if let url = try await library.locate(name) { return url }
-        if name.contains("/") || name.hasSuffix(".gguf") { return path }     // loading names the missing file
+        let isPath = name.contains("/") || name.hasSuffix(".gguf")
+        if isPath && FileManager.default.fileExists(atPath: path.path) { return .file(path) }
+        if let entry = try await library.entry(named: name) { return .entry(entry) }
         do {
-            return try await library.file(named: name)
+            return .file(try await library.file(named: name))     // a `file:` selection, or the typed error
         } catch ModelLibrary.Error.modelNotFound {
+            if isPath || FileManager.default.fileExists(atPath: path.path) { return .file(path) }
             throw ModelNameError(name: name, nearest: Suggestion.nearestNames(to: name, among: await library.knownNames()))
         }
     }

@@ -28,7 +28,9 @@ enum PullCommand {
                           hf:org/repo/path/file.gguf, or org/repo:QUANT (e.g. LiquidAI/LFM2-2.6B-GGUF:Q4_K_M)
           --sha256 HEX    the file's expected SHA-256 (a mismatch deletes the file)
           --mirror URL    another URL of the same file, tried when the previous one fails (repeatable)
-          --name NAME     the display name in the library (renames a model already there)
+          --name NAME     the display name in the library (renames a model already there); not
+                          default, a path, a selection (library:…), another model's id or name,
+                          or a catalog id unless it is that model
           --listing FILE  file names of the repository, one per line, to resolve org/repo:QUANT offline
           --json          print the registered model as JSON
           --clean         remove what failed or interrupted pulls and imports left (partial

@@ -7,8 +7,9 @@ enum RemoveCommand {
         name: "rm",
         usage: "usage: llmkit rm ID",
         help: """
-        Delete a model of the library, by id or name. Models of the Hugging Face and
-        Ollama caches are never deleted.
+        Delete a model of the library, by id or name, found in the order that --model finds
+        it (`llmkit run --help`); a catalog id deletes the library's copy of that model.
+        Models of the Hugging Face and Ollama caches and the bootstrap's are never deleted.
 
           -h, --help  show this help
         """,
@@ -18,16 +19,11 @@ enum RemoveCommand {
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         guard let name = arguments.positionals.first else { throw UsageError(message: "missing ID") }
         let library = ModelLibrary()
-        // A catalog id removes the library model it was downloaded as.
-        var target = name
-        if let catalogEntry = ModelCatalog.entry(name), let installed = try await library.installed(catalogEntry),
-           installed.source == .library {
-            target = installed.id
-        }
+        // The library's lookup order: a catalog id removes the library model with its SHA-256.
         let record: ModelLibrary.Record
         do {
-            record = try await library.delete(target)
-        } catch ModelLibrary.Error.modelNotFound {
+            record = try await library.delete(name)
+        } catch ModelLibrary.Error.modelNotFound where ModelCatalog.entry(name) == nil {
             throw ModelNameError(name: name, nearest: Suggestion.nearestNames(to: name, among: await library.knownNames()))
         }
         Console.message("removed \(record.id) (\(record.name)), \(ByteCount.format(record.bytes)) freed")

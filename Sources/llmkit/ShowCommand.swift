@@ -7,7 +7,8 @@ enum ShowCommand {
         name: "show",
         usage: "usage: llmkit show ID|PATH [--json]",
         help: """
-        Show a model: a library id or name, a cache reference from `llmkit list`, or a GGUF path.
+        Show a model: a GGUF path, a library id or name, a catalog id, or a cache reference
+        from `llmkit list`, found in the order that --model finds them (`llmkit run --help`).
 
           --json      print one JSON object
           -h, --help  show this help
@@ -20,13 +21,15 @@ enum ShowCommand {
         guard let name = arguments.positionals.first else { throw UsageError(message: "missing ID or PATH") }
         let library = ModelLibrary()
         var report: ModelReport
-        if let record = try await library.model(name) {
+        switch try await ModelOptions.target(name, in: library) {
+        case .entry(let entry) where entry.source == .library:
+            guard let record = try await library.model(entry.id) else { throw ModelLibrary.Error.modelNotFound(entry.id) }
             report = ModelReport(record, in: library)
-        } else if let entry = try await library.entry(named: name) {
+        case .entry(let entry):
             report = ModelReport(entry)
             report.describe(try GGUFFile(contentsOf: entry.url))
-        } else {
-            report = ModelReport(file: try GGUFFile(contentsOf: try await ModelOptions.locate(name)))
+        case .file(let url):
+            report = ModelReport(file: try GGUFFile(contentsOf: url))
         }
         if arguments.has("--json") {
             try Console.printJSON(report)
