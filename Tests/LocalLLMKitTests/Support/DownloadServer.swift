@@ -1,7 +1,8 @@
 import Foundation
 
 /// The fault-injecting download server (LocalLLMKitTests/Support/download_server.py) on
-/// 127.0.0.1, serving the files of a folder for as long as the value lives.
+/// 127.0.0.1 (or another loopback address), serving the files of a folder for as long as the
+/// value lives.
 final class DownloadServer {
     /// One request the server received.
     struct Request: Decodable, Equatable {
@@ -9,6 +10,8 @@ final class DownloadServer {
         let range: String?
         /// The If-Range header.
         var ifRange: String?
+        /// The Authorization header.
+        var authorization: String?
         /// The status the server answered with.
         var status: Int?
         /// When it arrived (seconds since 1970, the server's clock).
@@ -17,16 +20,22 @@ final class DownloadServer {
         enum CodingKeys: String, CodingKey {
             case path, range, status, time
             case ifRange = "if_range"
+            case authorization
         }
     }
 
     private let process: Process
     let port: Int
+    /// The address it listens on.
+    let host: String
 
-    init(serving folder: URL) throws {
+    /// Starts the server on `host`: 127.0.0.1, or another loopback address (127.0.0.2) to play
+    /// a second host.
+    init(serving folder: URL, host: String = "127.0.0.1") throws {
         let tests = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         (process, port) = try PythonServer.start(tests.appending(path: "LocalLLMKitTests/Support/download_server.py"),
-                                                 arguments: [folder.path])
+                                                 arguments: [folder.path, host])
+        self.host = host
     }
 
     deinit {
@@ -34,7 +43,7 @@ final class DownloadServer {
     }
 
     /// A URL on the server, e.g. `url("/files/model.gguf")`.
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    func url(_ path: String) -> URL { URL(string: "http://\(host):\(port)\(path)")! }
 
     /// Changes the server's behaviour, e.g. `control("/control/drop/1000000")`.
     func control(_ path: String) throws {

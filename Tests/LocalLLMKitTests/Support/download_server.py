@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """An HTTP server on 127.0.0.1 for the model library's download tests, with faults on purpose.
 
-Usage: download_server.py FOLDER. Prints its port on the first line of stdout, then serves
-the files of FOLDER until killed. Every request is logged (path, Range, If-Range, the status
-sent and the time); GET /log returns the log as JSON and clears it.
+Usage: download_server.py FOLDER [HOST]. Listens on HOST (default 127.0.0.1; another loopback
+address such as 127.0.0.2 makes a second host for redirect tests), prints its port on the first
+line of stdout, then serves the files of FOLDER until killed. Every request is logged (path,
+Range, If-Range, Authorization, the status sent and the time); GET /log returns the log as JSON
+and clears it.
 
 Files are served with an ETag (from their content, so a changed file gets a new one) and a
 Last-Modified date, and Range requests are honoured unless the If-Range validator names
@@ -25,10 +27,16 @@ Routes (NAME, A and B are files of FOLDER):
   /slow/NAME           like /files, 64 KiB every 20 ms
   /hold/N/NAME         like /files, but pauses after N body bytes until /control/release (at most 120 s)
   /garbage/N           200 with N bytes that are not a GGUF file
+  /auth/ROUTE...       401 unless the request has HTTP Basic authentication with the user name and
+                       password set by /control/auth; then like /ROUTE...
+  /redirect/CODE/NAME?to=LOCATION  HTTP CODE (301, 302, 303, 307, 308) with Location: LOCATION as given
+                       (absolute, scheme-relative //host/path, or a path); NAME is not used
 Control (not logged):
   /control/drop/N      from now on every response of /files, /lastmod and /slow ends after N body bytes (0: never)
   /control/release     lets /hold responses go on
+  /control/auth/USER/PASSWORD  the credentials that /auth/ routes require
 """
+import base64
 import email.utils
 import hashlib
 import json
@@ -38,8 +46,11 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
 
 FOLDER = sys.argv[1]
+HOST = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
+credentials = [None]
 log = []
 counters = {}
 drop_after = [0]
@@ -74,7 +85,8 @@ class Handler(BaseHTTPRequestHandler):
     def record(self, status):
         with lock:
             log.append({"path": self.path, "range": self.headers.get("Range"),
-                        "if_range": self.headers.get("If-Range"), "status": status, "time": time.time()})
+                        "if_range": self.headers.get("If-Range"), "authorization": self.headers.get("Authorization"),
+                        "status": status, "time": time.time()})
 
     def file(self, name):
         path = os.path.join(FOLDER, os.path.basename(name))
@@ -160,14 +172,35 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
-        parts = self.path.strip("/").split("/")
+        address = urlsplit(self.path)
+        parts = address.path.strip("/").split("/")
         route = parts[0]
-        if route == "control" and (parts[1:2] == ["release"] or len(parts) == 3 and parts[1] == "drop"):
+        if route == "control" and (parts[1:2] == ["release"] or len(parts) == 3 and parts[1] == "drop"
+                                   or len(parts) == 4 and parts[1] == "auth"):
             if parts[1] == "release":
                 released.set()
+            elif parts[1] == "auth":
+                credentials[0] = "Basic " + base64.b64encode(f"{unquote(parts[2])}:{unquote(parts[3])}".encode()).decode()
             else:
                 drop_after[0] = int(parts[2])
             self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if route == "auth":
+            if credentials[0] is None or self.headers.get("Authorization") != credentials[0]:
+                self.record(401)
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="models"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            parts = parts[1:]
+            route = parts[0] if parts else ""
+        if route == "redirect" and len(parts) == 3:
+            self.record(int(parts[1]))
+            self.send_response(int(parts[1]))
+            self.send_header("Location", parse_qs(address.query)["to"][0])
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -233,7 +266,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_error(404)
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server = ThreadingHTTPServer((HOST, 0), Handler)
 server.daemon_threads = True
 print(server.server_address[1], flush=True)
 server.serve_forever()
