@@ -138,6 +138,7 @@ struct PullHardeningTests {
               ("http://127.0.0.1:PORT/x.gguf", "could not connect to 127.0.0.1 port PORT: connection refused"),
               ("https://127.0.0.1:SERVER/files/x.gguf", "the TLS connection to 127.0.0.1 failed"),
               ("http://127.0.0.1:SERVER/missing/x.gguf", "HTTP 404 (not found)"),
+              ("http://127.0.0.1:SERVER/auth/files/x.gguf", "HTTP 401 (unauthorized)"),       // with WWW-Authenticate
           ])
     func causes(reference: String, cause: String) throws {
         let port = String(try Self.closedPort())

@@ -47,6 +47,18 @@ final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         task.resume()
     }
 
+    /// Answers no HTTP authentication challenge, so that a 401 ends the transfer as its status
+    /// (Foundation on Linux otherwise waits forever after a 401 with `WWW-Authenticate`):
+    /// credentials, if any, go with the request itself. Other challenges (TLS) get the default
+    /// handling.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let httpMethods = [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest, NSURLAuthenticationMethodDefault,
+                           NSURLAuthenticationMethodHTMLForm, NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate]
+        let isHTTP = httpMethods.contains(challenge.protectionSpace.authenticationMethod)
+        completionHandler(isHTTP ? .cancelAuthenticationChallenge : .performDefaultHandling, nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let http = response as? HTTPURLResponse
