@@ -46,6 +46,8 @@ package protocol DownloadTransport: Sendable {
     /// GETs `url` into `file`, reporting the file's size as it grows and the whole size once
     /// the server has said it.
     ///
+    /// - `credential`, when given, goes as HTTP Basic authentication to its own origin only:
+    ///   a redirect elsewhere loses it (and any user name and password in the new URL).
     /// - With `offset > 0` it sends `Range: bytes=offset-` and, when `validator` is given,
     ///   `If-Range: validator` (an ETag or a Last-Modified date): the server then sends either
     ///   the rest of that same version (206: appended) or the whole current file (200: the
@@ -58,7 +60,7 @@ package protocol DownloadTransport: Sendable {
     ///   Content-Range does not start at `offset`, as 416.
     /// - Throws: ``TransferInterrupted`` when the connection fails, breaks or ends early;
     ///   ``ModelLibrary/Error/storageFailed(path:reason:)`` when the file cannot be written.
-    func fetch(_ url: URL, resumingAt offset: Int64, validator: String?, into file: URL,
+    func fetch(_ url: URL, credential: DownloadCredential?, resumingAt offset: Int64, validator: String?, into file: URL,
                started: @escaping @Sendable (TransferResult) throws -> Void,
                progress: @escaping @Sendable (_ bytes: Int64, _ total: Int64?) -> Void) async throws -> TransferResult
 }
@@ -73,8 +75,8 @@ package struct URLSessionTransport: DownloadTransport {
         self.idleTimeout = idleTimeout
     }
 
-    /// Fetches with URLSession.
-    public func fetch(_ url: URL, resumingAt offset: Int64, validator: String?, into file: URL,
+    /// Fetches with URLSession; ``TransferWriter`` applies `credential` to every redirect.
+    public func fetch(_ url: URL, credential: DownloadCredential?, resumingAt offset: Int64, validator: String?, into file: URL,
                       started: @escaping @Sendable (TransferResult) throws -> Void,
                       progress: @escaping @Sendable (_ bytes: Int64, _ total: Int64?) -> Void) async throws -> TransferResult {
         var request = URLRequest(url: url)
@@ -83,13 +85,16 @@ package struct URLSessionTransport: DownloadTransport {
             if let validator { request.setValue(validator, forHTTPHeaderField: "If-Range") }
         }
         request.setValue("LocalLLMKit", forHTTPHeaderField: "User-Agent")
+        guard let prepared = DownloadCredential.prepare(request, credential: credential) else {
+            throw TransferInterrupted("the URL's user name and password cannot be taken out of it", isRetryable: false)
+        }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = idleTimeout
         configuration.timeoutIntervalForResource = 7 * 24 * 3600
-        let writer = TransferWriter(file: file, url: url, offset: offset, started: started, progress: progress)
+        let writer = TransferWriter(file: file, url: url, credential: credential, offset: offset, started: started, progress: progress)
         let session = URLSession(configuration: configuration, delegate: writer, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: request)
+        let task = session.dataTask(with: prepared)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 writer.start(task, continuation: continuation)

@@ -3,7 +3,8 @@ import Foundation
 extension ModelLibrary {
     /// What to download: mirrors, and what the file must be.
     public struct DownloadRequest: Sendable, Equatable {
-        /// URLs of the same file, tried in order.
+        /// URLs of the same file, tried in order, without the user names and passwords they were
+        /// given with (those are kept apart, for their own hosts only; see ``init(urls:sha256:bytes:fileName:name:)``).
         public let urls: [URL]
         /// The expected SHA-256; the file is deleted when it differs. Always nil for a split
         /// model (``split``): one digest cannot verify several files.
@@ -19,6 +20,13 @@ extension ModelLibrary {
         /// A display name from the catalog, which the model takes unless another model or the
         /// catalog holds it.
         let suggestedName: String?
+        /// The user names and passwords taken out of ``urls``, one per origin.
+        let credentials: [DownloadCredential]
+
+        /// The credential for `url`'s origin, if one of the URLs gave one.
+        func credential(for url: URL) -> DownloadCredential? {
+            DownloadCredential.Origin(url).flatMap { origin in credentials.first { $0.origin == origin } }
+        }
 
         /// The parts' names when ``fileName`` is the first part of a model split by llama.cpp's
         /// `gguf-split` (`NAME-00001-of-00003.gguf`): the download then fetches every part, from
@@ -40,6 +48,11 @@ extension ModelLibrary {
         ///
         /// A URL whose file name is the first part of a split model (`NAME-00001-of-00003.gguf`)
         /// asks for every part (``split``); naming another part is refused.
+        ///
+        /// A user name and password in a URL (`https://user:password@host/…`) are taken out of it:
+        /// ``urls``, the library's records, its partial downloads and every message hold the URL
+        /// without them. They are sent as HTTP Basic authentication to that URL's origin (scheme,
+        /// host and port) only, and never after a redirect to another one.
         /// - Parameters:
         ///   - fileName: the name in the library (default: the URL's last component, with leading
         ///     dots and unusable characters removed).
@@ -48,7 +61,8 @@ extension ModelLibrary {
         ///     characters, holding control characters, `default`, a selection prefix, a path, or
         ///     a catalog id unless `sha256` is that catalog model's. Another model's id or given
         ///     name is refused before anything is downloaded.
-        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` for a bad URL or file name,
+        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` for a bad URL or file name, or
+        ///   URLs of one host with different user names or passwords,
         ///   ``ModelLibrary/Error/invalidName(reason:)`` for a bad name,
         ///   ``ModelLibrary/Error/checksumForSplitModel(url:)`` for a `sha256` with a split model.
         public init(urls: [URL], sha256: String? = nil, bytes: Int64? = nil, fileName: String? = nil, name: String? = nil) throws {
@@ -58,23 +72,36 @@ extension ModelLibrary {
         /// Creates a request whose model, when no `name` is given, is named `suggestedName` (a
         /// catalog model's display name) if no other model or catalog id holds that name.
         init(urls: [URL], sha256: String?, bytes: Int64?, fileName: String?, name: String?, suggestedName: String?) throws {
-            guard let first = urls.first else { throw ModelLibrary.Error.invalidReference("", reason: "no URL to download from") }
+            guard !urls.isEmpty else { throw ModelLibrary.Error.invalidReference("", reason: "no URL to download from") }
+            var stripped: [URL] = [], credentials: [DownloadCredential] = []
             for url in urls {
-                guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil else {
-                    throw ModelLibrary.Error.invalidReference(url.absoluteString, reason: "only http and https URLs can be downloaded")
+                guard let (bare, credential) = DownloadCredential.split(url) else {
+                    throw ModelLibrary.Error.invalidReference(DownloadCredential.redacted(url.absoluteString), reason: "not a URL that can be downloaded")
                 }
-                if url.path.split(separator: "/").contains("..") {
-                    throw ModelLibrary.Error.invalidReference(url.absoluteString, reason: "`..` is not allowed in a path")
+                guard let scheme = bare.scheme?.lowercased(), scheme == "https" || scheme == "http", bare.host != nil else {
+                    throw ModelLibrary.Error.invalidReference(bare.absoluteString, reason: "only http and https URLs can be downloaded")
                 }
+                if bare.path.split(separator: "/").contains("..") {
+                    throw ModelLibrary.Error.invalidReference(bare.absoluteString, reason: "`..` is not allowed in a path")
+                }
+                if let credential {
+                    if let other = credentials.first(where: { $0.origin == credential.origin }), other != credential {
+                        throw ModelLibrary.Error.invalidReference(bare.absoluteString,
+                                                                  reason: "another URL of \(credential.origin) gives another user name or password")
+                    }
+                    credentials.append(credential)
+                }
+                stripped.append(bare)
             }
             if let sha256, !(sha256.count == 64 && sha256.allSatisfy(\.isHexDigit)) {
                 throw ModelLibrary.Error.invalidReference(sha256, reason: "a SHA-256 has 64 hexadecimal digits")
             }
-            self.urls = urls
+            self.urls = stripped
+            self.credentials = credentials
             self.sha256 = sha256?.lowercased()
             self.bytes = bytes
             // A name given explicitly must be right; one taken from the URL is made right.
-            self.fileName = try fileName.map(ModelLibrary.safeFileName) ?? ModelLibrary.storedFileName(first.lastPathComponent)
+            self.fileName = try fileName.map(ModelLibrary.safeFileName) ?? ModelLibrary.storedFileName(stripped[0].lastPathComponent)
             self.givenName = try name.map(ModelLibrary.Record.validatedName)
             self.suggestedName = suggestedName
             if let givenName, let problem = ModelLibrary.nameProblem(givenName, sha256: self.sha256, among: []) { throw problem }
@@ -121,13 +148,16 @@ extension ModelLibrary {
         /// - `hf:org/repo/path/file.gguf` (a file of a Hugging Face repository);
         /// - `org/repo:QUANT`, resolved against `listing` (the repository's file names) or the catalog;
         /// - a catalog id such as `gemma-3-270m`.
+        ///
+        /// A user name and password in a URL are taken out of it and sent to its host only, as
+        /// ``init(urls:sha256:bytes:fileName:name:)`` says.
         /// - Parameters:
         ///   - mirrors: more URLs of the same file, tried after the first.
         ///   - name: a display name, checked as ``init(urls:sha256:bytes:fileName:name:)`` says
         ///     (default: the catalog's name of the model, when it is a catalog model, unless
         ///     another model holds that name; else the file's).
-        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` naming the reference,
-        ///   ``ModelLibrary/Error/invalidName(reason:)``.
+        /// - Throws: ``ModelLibrary/Error/invalidReference(_:reason:)`` naming the reference (without
+        ///   its user name and password), ``ModelLibrary/Error/invalidName(reason:)``.
         public init(reference: String, sha256: String? = nil, mirrors: [URL] = [], name: String? = nil,
                     listing: [String]? = nil) throws {
             if let entry = ModelCatalog.entry(reference) {
@@ -147,11 +177,13 @@ extension ModelLibrary {
         }
 
         private static func resolve(_ reference: String, listing: [String]?) throws -> (URL, ModelCatalog.Entry?) {
-            func fail(_ reason: String) -> ModelLibrary.Error { .invalidReference(reference, reason: reason) }
+            func fail(_ reason: String) -> ModelLibrary.Error { .invalidReference(DownloadCredential.redacted(reference), reason: reason) }
             if reference.hasPrefix("https://") || reference.hasPrefix("http://") {
                 guard let url = URL(string: reference) else { throw fail("not a URL") }
-                return (url, ModelCatalog.all.first { $0.urls.contains(url) })
+                let bare = DownloadCredential.split(url)?.url
+                return (url, ModelCatalog.all.first { entry in bare.map(entry.urls.contains) ?? false })
             }
+            if reference.contains("://") { throw fail("only http and https URLs can be downloaded") }
             if reference.hasPrefix("hf:") {
                 let parts = reference.dropFirst(3).split(separator: "/", omittingEmptySubsequences: false)
                 guard parts.count >= 3, parts.allSatisfy({ !$0.isEmpty && $0 != ".." && $0 != "." }) else {

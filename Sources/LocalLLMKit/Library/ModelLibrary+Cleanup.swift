@@ -4,7 +4,7 @@ extension ModelLibrary {
     /// A download that stopped part-way; its bytes are kept so that downloading the same URL
     /// again resumes.
     public struct PartialDownload: Sendable, Equatable {
-        /// The URL it came from, when its resume data says.
+        /// The URL it came from, when its resume data says (without a user name and password).
         public var url: String?
         /// The bytes kept.
         public var bytes: Int64
@@ -32,7 +32,8 @@ extension ModelLibrary {
             let bytes = LibraryFiles.size(of: files.partial)
             guard bytes > 0 else { return nil }
             let data = try? LibraryFiles.readSmallFile(at: files.validator, limit: 64 << 10)
-            let url = data.flatMap { try? JSONDecoder().decode(ResumeValidator.self, from: $0) }?.url
+            let validator = data.flatMap { try? JSONDecoder().decode(ResumeValidator.self, from: $0) }
+            let url = validator.map { DownloadCredential.redacted($0.url) }     // as an older version may have stored it
             return PartialDownload(url: url, bytes: bytes, file: files.partial)
         }
         .sorted { ($0.bytes, $0.file.path) > ($1.bytes, $1.file.path) }

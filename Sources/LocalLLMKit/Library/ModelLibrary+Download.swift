@@ -133,7 +133,8 @@ extension ModelLibrary {
         if let expected, validator != nil, LibraryFiles.size(of: files.partial) == expected {
             total = expected                                   // finished before a restart
         } else {
-            total = try await fetch(url, into: files, validator: validator, expectedBytes: request.bytes, transfer: transfer)
+            total = try await fetch(url, credential: request.credential(for: url), into: files, validator: validator,
+                                    expectedBytes: request.bytes, transfer: transfer)
         }
         let addition = try await verifyAndInstall(files.partial, from: url, request: request, totalBytes: total)
         files.removeAll()
@@ -142,11 +143,12 @@ extension ModelLibrary {
 
     /// Fetches one mirror into its partial file, resuming after passing failures.
     /// - Parameters:
+    ///   - credential: the user name and password for `url`'s origin, if its request gave one.
     ///   - bytesBefore: bytes of earlier files of the same download (the parts of a split
     ///     model before this one), added to the progress; the total is then unknown.
     /// - Returns: the total size the server announced, if it did.
-    func fetch(_ url: URL, into files: PartialDownloadFiles, validator: ResumeValidator?, expectedBytes: Int64?,
-               transfer: DownloadTransfer, bytesBefore: Int64? = nil) async throws -> Int64? {
+    func fetch(_ url: URL, credential: DownloadCredential?, into files: PartialDownloadFiles, validator: ResumeValidator?,
+               expectedBytes: Int64?, transfer: DownloadTransfer, bytesBefore: Int64? = nil) async throws -> Int64? {
         let current = Mutex<ResumeValidator?>(validator)
         let clock = ContinuousClock()
         var last = "no attempt"
@@ -176,8 +178,9 @@ extension ModelLibrary {
                 current.withLock { $0 = fresh }
             }
             do {
-                let result = try await transport.fetch(url, resumingAt: startBytes, validator: startBytes > 0 ? ifRange : nil,
-                                                       into: files.partial, started: started, progress: progress)
+                let result = try await transport.fetch(url, credential: credential, resumingAt: startBytes,
+                                                       validator: startBytes > 0 ? ifRange : nil, into: files.partial,
+                                                       started: started, progress: progress)
                 if result.statusCode == 416 && startBytes > 0 {  // the partial file is not a prefix: start over
                     files.removeAll()
                     current.withLock { $0 = nil }

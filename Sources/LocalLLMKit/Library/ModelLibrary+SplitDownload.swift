@@ -39,7 +39,8 @@ extension ModelLibrary {
                     return ModelLibrary.Addition(record: existing, wasAlreadyInLibrary: true)
                 }
                 do {
-                    let bytes = try await fetchPart(url, into: files, bytesBefore: bytesBefore, transfer: transfer)
+                    let bytes = try await fetchPart(url, credential: request.credential(for: url), into: files,
+                                                    bytesBefore: bytesBefore, transfer: transfer)
                     done = (url, files, bytes)
                 } catch let error as CancellationError {
                     throw error
@@ -66,13 +67,13 @@ extension ModelLibrary {
 
     /// Fetches one part into its partial file (or finds it finished before a restart).
     /// - Returns: its size, which the server must have announced.
-    private func fetchPart(_ url: URL, into files: PartialDownloadFiles, bytesBefore: Int64,
+    private func fetchPart(_ url: URL, credential: DownloadCredential?, into files: PartialDownloadFiles, bytesBefore: Int64,
                            transfer: DownloadTransfer) async throws -> Int64 {
         let validator = files.resumableValidator(totalBytes: nil)
         try ensureSpace(for: max((validator?.totalBytes ?? 0) - LibraryFiles.size(of: files.partial), 0))
         if let total = validator?.totalBytes, LibraryFiles.size(of: files.partial) == total { return total }
-        guard let total = try await fetch(url, into: files, validator: validator, expectedBytes: nil, transfer: transfer,
-                                          bytesBefore: bytesBefore) else {
+        guard let total = try await fetch(url, credential: credential, into: files, validator: validator, expectedBytes: nil,
+                                          transfer: transfer, bytesBefore: bytesBefore) else {
             throw ModelLibrary.Error.downloadFailed(url: url.absoluteString,
                                                     reason: "the server did not say how large this part is, so it cannot be verified")
         }

@@ -179,12 +179,15 @@ public actor ModelLibrary {
     }
 
     /// The record in `folder`'s `metadata.json`, or nil when it is missing, not a regular
-    /// file, over 1 MiB or not a record.
+    /// file, over 1 MiB or not a record. Source URLs that a record written by an older version
+    /// still holds with a user name and password are read without them.
     static func readRecord(in folder: URL) -> ModelLibrary.Record? {
-        guard let data = try? LibraryFiles.readSmallFile(at: folder.appending(path: "metadata.json"), limit: 1 << 20) else {
+        guard let data = try? LibraryFiles.readSmallFile(at: folder.appending(path: "metadata.json"), limit: 1 << 20),
+              var record = try? ModelLibrary.Record.decoder.decode(ModelLibrary.Record.self, from: data) else {
             return nil
         }
-        return try? ModelLibrary.Record.decoder.decode(ModelLibrary.Record.self, from: data)
+        record.sourceURLs = record.sourceURLs.map(DownloadCredential.redacted)
+        return record
     }
 }
 

@@ -8,11 +8,13 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes one URLSession data task's body to a file for ``URLSessionTransport``.
+/// Writes one URLSession data task's body to a file for ``URLSessionTransport``, and keeps
+/// its credential to its own origin across redirects.
 final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let lock = NSLock()
     private let file: URL
     private let url: URL
+    private let credential: DownloadCredential?
     private let offset: Int64
     private let started: @Sendable (TransferResult) throws -> Void
     private let progress: @Sendable (Int64, Int64?) -> Void
@@ -26,10 +28,11 @@ final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private var result: TransferResult?
     private var continuation: CheckedContinuation<TransferResult, any Error>?
 
-    init(file: URL, url: URL, offset: Int64, started: @escaping @Sendable (TransferResult) throws -> Void,
+    init(file: URL, url: URL, credential: DownloadCredential?, offset: Int64, started: @escaping @Sendable (TransferResult) throws -> Void,
          progress: @escaping @Sendable (_ bytes: Int64, _ total: Int64?) -> Void) {
         self.file = file
         self.url = url
+        self.credential = credential
         self.offset = offset
         self.started = started
         self.progress = progress
@@ -45,6 +48,15 @@ final class TransferWriter: NSObject, URLSessionDataDelegate, @unchecked Sendabl
             self.task = task
         }
         task.resume()
+    }
+
+    /// Follows a redirect with the credential only where it belongs: Foundation copies every
+    /// header of the request into the redirected one, `Authorization` included, and keeps the
+    /// user name and password of the old URL for a scheme-relative `Location` (`//host/…`).
+    /// A URL whose user name and password cannot be taken out is not followed.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(DownloadCredential.prepare(request, credential: credential))
     }
 
     /// Answers no HTTP authentication challenge, so that a 401 ends the transfer as its status
