@@ -25,7 +25,9 @@ enum PullCommand {
         and its split metadata.
 
           REF             a catalog id (\(ModelCatalog.all.filter { !$0.urls.isEmpty }.map(\.id).joined(separator: ", "))), an https:// URL,
-                          hf:org/repo/path/file.gguf, or org/repo:QUANT (e.g. LiquidAI/LFM2-2.6B-GGUF:Q4_K_M)
+                          hf:org/repo/path/file.gguf, or org/repo:QUANT (e.g. LiquidAI/LFM2-2.6B-GGUF:Q4_K_M);
+                          a user:password@ in a URL is sent to that host only (never after a redirect
+                          elsewhere) and is neither stored nor printed
           --sha256 HEX    the file's expected SHA-256 (a mismatch deletes the file)
           --mirror URL    another URL of the same file, tried when the previous one fails (repeatable)
           --name NAME     the display name in the library (renames a model already there); not
@@ -54,7 +56,9 @@ enum PullCommand {
             throw UsageError(message: "missing REF (a catalog id, URL, hf:org/repo/file.gguf or org/repo:QUANT)")
         }
         let mirrors = try arguments.allValues("--mirror").map { text in
-            guard let url = URL(string: text) else { throw UsageError(message: "--mirror expects a URL, got '\(text)'") }
+            guard let url = URL(string: text) else {
+                throw UsageError(message: "--mirror expects a URL, got '\(DownloadCredential.redacted(text))'")
+            }
             return url
         }
         let listing = try arguments.value("--listing").map { path in
