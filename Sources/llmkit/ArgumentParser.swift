@@ -115,8 +115,9 @@ struct ParsedArguments {
     /// A floating-point option, or a usage error naming the bad value.
     func number(_ name: String) throws -> Double? {
         guard let text = value(name) else { return nil }
-        guard let number = Double(text), number.isFinite else {
-            throw UsageError(message: "\(name) expects a number, got '\(text)'")
+        guard let number = Double(text) else { throw UsageError(message: "\(name) expects a number, got '\(text)'") }
+        guard number.isFinite else {
+            throw UsageError(message: "\(name) expects a finite number, got '\(text)' (beyond the range of a 64-bit float)")
         }
         return number
     }

@@ -38,7 +38,7 @@ enum ErrorWording {
         case ModelLibrary.Error.storageFailed(let path, let reason) where reason.contains("removing the leftovers"):
             return "model library \(path): \(reason) (llmkit pull --clean)"
         default:
-            return error.localizedDescription
+            return SystemErrorText.describe(error)
         }
     }
 }

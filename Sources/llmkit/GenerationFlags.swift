@@ -134,9 +134,9 @@ enum GenerationFlags {
     /// The text of a file an option names, or an error naming the option and the file.
     static func readFile(_ path: String, option: String) throws -> String {
         do {
-            return try String(contentsOf: URL(filePath: path), encoding: .utf8)
+            return try UserFile.text(at: path)
         } catch {
-            throw InputFileError(option: option, reason: "cannot read \(path): \(error.localizedDescription)")
+            throw InputFileError(option: option, reason: "cannot read \(path): \(error.reason)")
         }
     }
 
@@ -202,9 +202,9 @@ enum GenerationFlags {
             return name
         case .file(let path):
             do {
-                return try String(contentsOf: URL(filePath: path), encoding: .utf8)
+                return try UserFile.text(at: path)
             } catch {
-                throw ChatTemplate.Error.failed(reason: "cannot read \(path): \(error.localizedDescription)")
+                throw ChatTemplate.Error.failed(reason: "cannot read \(path): \(error.reason)")
             }
         }
     }

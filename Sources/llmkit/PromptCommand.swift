@@ -53,10 +53,21 @@ enum PromptCommand {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
             do {
-                data = try Data(contentsOf: URL(filePath: path))
+                data = try UserFile.read(at: path)
             } catch {
-                throw InputFileError(option: "--messages", reason: "cannot read \(path): \(error.localizedDescription)")
+                throw InputFileError(option: "--messages", reason: "cannot read \(path): \(error.reason)")
             }
+        }
+        // Read as JSON first: a syntax error and a number beyond a Double are told apart from
+        // messages of the wrong shape (Foundation's decoder calls all of them "not valid JSON").
+        let json: OrderedJSON
+        do {
+            json = try OrderedJSONParser.parse(String(decoding: data, as: UTF8.self), strict: true)
+        } catch {
+            throw InputFileError(option: "--messages", reason: "\(path) is not valid JSON (\(error))")
+        }
+        if let location = json.pathOfNonFiniteNumber {
+            throw InputFileError(option: "--messages", reason: "\(path) holds a number beyond the range of a 64-bit float at \(location)")
         }
         do {
             return try JSONDecoder().decode([ChatMessage].self, from: data)

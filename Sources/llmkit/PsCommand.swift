@@ -48,7 +48,7 @@ enum PsCommand {
         do {
             (data, response) = try await URLSession.shared.data(for: request)
         } catch {
-            throw PsError(message: "no server answers at \(url.absoluteString): \(error.localizedDescription)")
+            throw PsError(message: "no server answers at \(url.absoluteString): \(SystemErrorText.describe(error))")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard status == 200, data.count <= 1 << 20, let answer = try? JSONDecoder().decode(Answer.self, from: data) else {

@@ -62,11 +62,11 @@ enum PullCommand {
             return url
         }
         let listing = try arguments.value("--listing").map { path in
-            do {
-                return try String(contentsOfFile: path, encoding: .utf8).split(whereSeparator: \.isNewline)
+            do throws(UserFile.Failure) {
+                return try UserFile.text(at: path).split(whereSeparator: \.isNewline)
                     .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             } catch {
-                throw ModelLibrary.Error.storageFailed(path: path, reason: "cannot read the listing: \(error.localizedDescription)")
+                throw ModelLibrary.Error.storageFailed(path: path, reason: "cannot read the listing: \(error.reason)")
             }
         }
         if let sha256 = arguments.value("--sha256"), !(sha256.utf8.count == 64 && sha256.allSatisfy(\.isHexDigit)) {

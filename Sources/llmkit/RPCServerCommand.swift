@@ -43,6 +43,7 @@ enum RPCServerCommand {
         if arguments.has("--cache") {
             server.cacheDirectory = DataFolder.url().appending(path: "rpc-cache", directoryHint: .isDirectory)
         }
+        try server.validate()
         if server.isExposed {
             Console.message("llmkit rpc-server: warning: binding \(server.host), not loopback: ggml-rpc has no "
                             + "authentication or encryption, so anyone who reaches port \(server.port) can use these devices")

@@ -152,10 +152,15 @@ enum ServeCommand {
             return key
         }
         if let path = arguments.value("--api-key-file") {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-                  let line = text.split(whereSeparator: \.isNewline).first,
+            let text: String
+            do {
+                text = try UserFile.text(at: path, limit: 1 << 16)
+            } catch {
+                throw UsageError(message: "--api-key-file \(path): cannot read it: \(error.reason)")
+            }
+            guard let line = text.split(whereSeparator: \.isNewline).first,
                   !line.trimmingCharacters(in: .whitespaces).isEmpty else {
-                throw UsageError(message: "--api-key-file \(path): cannot read a key from its first line")
+                throw UsageError(message: "--api-key-file \(path): its first line holds no key")
             }
             return String(line).trimmingCharacters(in: .whitespaces)
         }

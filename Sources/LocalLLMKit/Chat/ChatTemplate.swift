@@ -78,9 +78,9 @@ public struct ChatTemplate: Sendable {
     public init(model: LocalModel, overrideFile url: URL, limits: Limits = .standard) throws {
         let source: String
         do {
-            source = try String(contentsOf: url, encoding: .utf8)
+            source = try UserFile.text(at: url.path, limit: max(limits.sourceBytes, 1))
         } catch {
-            throw ChatTemplate.Error.failed(reason: "cannot read \(url.path): \(error.localizedDescription)")
+            throw ChatTemplate.Error.failed(reason: "cannot read \(url.path): \(error.reason)")
         }
         do {
             try self.init(model: model, override: source, limits: limits)

@@ -99,7 +99,7 @@ struct ConversationArchive: Equatable, Sendable {
         } catch let error as Conversation.Error {
             throw error
         } catch {
-            throw fail("cannot read it: \(error.localizedDescription)")
+            throw fail("cannot read it: \(SystemErrorText.describe(error))")
         }
     }
 

@@ -150,12 +150,7 @@ enum LibraryFiles {
     /// The system's words for a file error (`No space left on device`), not Foundation's
     /// wrapper around them.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? ModelLibrary.Error { return error.errorDescription ?? "\(error)" }
-        if let error = error as? LocalModel.Error { return error.errorDescription ?? "\(error)" }
-        var current = error as NSError
-        while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
-        if current.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(current.code))) }
-        return current.localizedDescription
+        SystemErrorText.describe(error)
     }
 
     /// A library failure for `url` that ends with the system's reason (from `errno`).

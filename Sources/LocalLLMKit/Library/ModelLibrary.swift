@@ -86,7 +86,7 @@ public actor ModelLibrary {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: root.path)
         } catch {
-            throw ModelLibrary.Error.storageFailed(path: root.path, reason: error.localizedDescription)
+            throw ModelLibrary.Error.storageFailed(path: root.path, reason: SystemErrorText.describe(error))
         }
         return names.filter { !$0.hasPrefix(".") }
             .compactMap { name -> (record: ModelLibrary.Record, folder: URL)? in
@@ -132,7 +132,7 @@ public actor ModelLibrary {
         do {
             try LibraryFiles.removeTree(at: trash)
         } catch {
-            throw ModelLibrary.Error.storageFailed(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(error.localizedDescription)); removing the leftovers retries")
+            throw ModelLibrary.Error.storageFailed(path: trash.path, reason: "\(record.id) is no longer in the library, but deleting its files failed (\(SystemErrorText.describe(error))); removing the leftovers retries")
         }
         return record
     }
@@ -160,7 +160,7 @@ public actor ModelLibrary {
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         } catch {
-            throw ModelLibrary.Error.storageFailed(path: root.path, reason: "cannot create it: \(error.localizedDescription)")
+            throw ModelLibrary.Error.storageFailed(path: root.path, reason: "cannot create it: \(SystemErrorText.describe(error))")
         }
     }
 

@@ -56,7 +56,7 @@ enum FileReplacement {
             try handle.close()
         } catch {
             unlink(temporary.path)
-            throw .failed(reason: "cannot write it: \(error.localizedDescription)")
+            throw .failed(reason: "cannot write it: \(SystemErrorText.describe(error))")
         }
         // Looked at again just before the rename: what appeared meanwhile is not replaced either.
         if let kind = obstacle(at: url) {

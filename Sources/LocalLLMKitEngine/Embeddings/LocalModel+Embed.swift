@@ -59,7 +59,8 @@ extension LocalModel {
                 try Task.checkCancellation()
                 let decodeStart = clock.now
                 let before = job.decodedTokens
-                try context.decodeUnit(of: &job, tokens: embeddingUnitTokens(context), cancellation: flag)
+                let budget = embeddingUnitTokens(context)
+                try context.decodeUnit(of: &job, tokens: budget, cancellation: flag)
                 decoding += clock.now - decodeStart
                 embeddingTurns.count(unit: job.decodedTokens - before)
                 // The model's generation steps (queued meanwhile) run before the next unit.
@@ -75,15 +76,18 @@ extension LocalModel {
                           decodingDuration: decoding)
     }
 
-    /// Tokens for the next embedding unit: a full unit while nothing generates; otherwise about
-    /// half a generation step's time at the measured embedding rate, so that generation keeps
-    /// most of the model's thread (at least 8 tokens, for progress).
+    /// Tokens for the next embedding unit of a model that generates, at the measured embedding
+    /// rate: while requests generate, about half a generation step's time, so that generation
+    /// keeps most of the model's thread (at least 8 tokens, for progress); otherwise about 0.1 s,
+    /// so that a request that arrives waits no longer than that (at least 32 tokens). An encoder
+    /// only embeds: its units are as large as they can be.
     private func embeddingUnitTokens(_ context: EmbeddingContext) -> Int {
+        guard context.isCausal else { return context.unitCapacity }
+        let rate = context.tokensPerSecond ?? 200
         guard let scheduler = existingScheduler, scheduler.activeCount + scheduler.waitingCount > 0 else {
-            return context.unitCapacity
+            return min(max(Int(rate * 0.1), 32), context.unitCapacity)
         }
         let stepSeconds = scheduler.lastGenerationStepSeconds ?? 0.05
-        let rate = context.tokensPerSecond ?? 100
         return min(max(Int(rate * stepSeconds / 2), 8), context.unitCapacity)
     }
 

@@ -57,7 +57,19 @@ public struct RPCDeviceServer: Sendable {
 
     /// Whether ``host`` reaches beyond this machine (anything but a loopback address).
     public var isExposed: Bool {
-        !(host.hasPrefix("127.") || host == "localhost")
+        !HostAddress.isLoopback(host)
+    }
+
+    /// Checks ``host`` and ``port`` before anything binds.
+    /// - Throws: ``Error/invalidOption(name:reason:)`` naming the value.
+    public func validate() throws {
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else {
+            let kind = HostAddress.isLiteral(host) ? "an IPv6 address" : "not an IPv4 address"
+            throw Error.invalidOption(name: "host", reason: "'\(host)' is \(kind), and ggml-rpc's server binds IPv4 only: "
+                                      + "use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)")
+        }
+        guard (1...65535).contains(port) else { throw Error.invalidOption(name: "port", reason: "\(port) is not between 1 and 65535") }
     }
 
     /// Serves clients, one at a time, until the process ends; blocks the calling thread.
@@ -65,7 +77,7 @@ public struct RPCDeviceServer: Sendable {
     public func run() throws {
         LlamaRuntime.ensureInitialized()
         guard llmkit_rpc_supported() else { throw Error.unsupported }
-        guard (1...65535).contains(port) else { throw Error.invalidOption(name: "port", reason: "\(port) is not between 1 and 65535") }
+        try validate()
         guard (1...1024).contains(threads) else {
             throw Error.invalidOption(name: "threads", reason: "\(threads) is not between 1 and 1024")
         }

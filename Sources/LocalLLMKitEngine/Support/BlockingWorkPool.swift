@@ -8,10 +8,13 @@ import Foundation
 /// other task of the process (a server's health checks included); on a model's executor it stalls
 /// that model's generation. Here a job gets a thread at once while fewer than
 /// ``maximumThreads`` are busy, and waits in a FIFO queue otherwise. Idle threads exit after a few
-/// seconds.
+/// seconds. Its threads run at a lower CPU priority than the rest of the process.
 package final class BlockingWorkPool: @unchecked Sendable {
     /// The pool every part of the package shares.
     package static let shared = BlockingWorkPool(name: "llmkit.blocking", maximumThreads: 32)
+
+    /// How much lower than the process the pool's threads run (Linux `nice`).
+    package static let niceness: Int32 = 10
 
     /// The most threads the pool runs at once.
     package let maximumThreads: Int
@@ -95,6 +98,12 @@ package final class BlockingWorkPool: @unchecked Sendable {
     /// A thread's loop: jobs in order; exits after `idleTimeout` without one.
     private func work() {
         let idleTimeout: TimeInterval = 5
+        // Below the models' threads: a flood of heavy requests (hostile schemas, huge bodies)
+        // then slows itself, not generation. On Linux a thread's nice value is its own, and
+        // `who` 0 names the calling thread.
+        #if os(Linux)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
+        #endif
         condition.lock()
         while true {
             while next == queue.count {

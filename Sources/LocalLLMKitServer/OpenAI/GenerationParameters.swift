@@ -34,7 +34,7 @@ struct GenerationParameters {
                 guard let token = Int32(key), token >= 0, Int(token) < vocabularySize else {
                     throw .invalid("'logit_bias' key \(key) is not a token id of this model (0..<\(vocabularySize)).", param: "logit_bias")
                 }
-                sampling.logitBias[token] = try bias.number(key, in: -100...100) ?? 0
+                sampling.logitBias[token] = try bias.number(key, in: -100...100, label: "logit_bias[\(key)]", param: "logit_bias") ?? 0
             }
         }
         options.sampling = sampling

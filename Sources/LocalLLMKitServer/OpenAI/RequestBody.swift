@@ -4,8 +4,14 @@ import LocalLLMKit
 /// A request's JSON object, read field by field: each accessor checks the type and range and
 /// names the parameter in the 400 it throws. Fields nobody reads are ignored, as OpenAI's
 /// clients send extras (`user`, `metadata`, `store`…).
-struct RequestBody {
+struct RequestBody: Sendable {
     let fields: [(String, OrderedJSON)]
+
+    /// Parses a request's body on the ``BlockingWorkPool``: an 8 MiB body takes a while, which
+    /// must not hold a thread of Swift's shared pool (nor run at the models' priority).
+    static func parse(_ data: Data) async throws -> RequestBody {
+        try await BlockingWorkPool.shared.run { try RequestBody(data) }
+    }
 
     /// Parses a body: valid UTF-8, JSON (nesting bounded), an object.
     init(_ data: Data) throws(APIError) {
@@ -49,16 +55,23 @@ struct RequestBody {
         return flag
     }
 
-    func number(_ name: String, in range: ClosedRange<Double>) throws(APIError) -> Double? {
+    /// The number at `name`, within `range`. Errors name `label` (default: `name`) and report
+    /// `param` (default: `name`): a map's entry is named by its map, e.g. `logit_bias[42]`.
+    func number(_ name: String, in range: ClosedRange<Double>, label: String? = nil, param: String? = nil) throws(APIError) -> Double? {
+        let label = label ?? name, param = param ?? name
         guard let value = self[name] else { return nil }
         let number: Double
         switch value {
         case .integer(let integer): number = Double(integer)
         case .number(let double): number = double
-        default: throw .invalid("'\(name)' must be a number.", param: name)
+        default: throw .invalid("'\(label)' must be a number.", param: param)
         }
-        guard number.isFinite, range.contains(number) else {
-            throw .invalid("'\(name)' is \(number); it must be between \(range.lowerBound) and \(range.upperBound).", param: name)
+        guard number.isFinite else {
+            throw .invalid("'\(label)' is a number beyond the range of a 64-bit float; it must be between \(range.lowerBound) "
+                           + "and \(range.upperBound).", param: param)
+        }
+        guard range.contains(number) else {
+            throw .invalid("'\(label)' is \(number); it must be between \(range.lowerBound) and \(range.upperBound).", param: param)
         }
         return number
     }
@@ -69,6 +82,10 @@ struct RequestBody {
         switch value {
         case .integer(let whole): integer = whole
         case .number(let double) where double.rounded() == double && abs(double) < 9e15: integer = Int(double)
+        case .number(let double) where double.rounded() == double:
+            // A whole number too large for any range here (1e30, or 1e400 read as infinity).
+            throw .invalid("'\(name)' is \(double.isFinite ? "\(double)" : "a number beyond the range of a 64-bit float"); "
+                           + "it must be between \(range.lowerBound) and \(range.upperBound).", param: name)
         default: throw .invalid("'\(name)' must be an integer.", param: name)
         }
         guard range.contains(integer) else {
