@@ -10,14 +10,17 @@ extension ModelServer {
         let request: ChatCompletionRequest
         let conversation: Conversation
         do {
-            let body = try RequestBody(exchange.body)
+            let body = try await RequestBody.parse(exchange.body)
             let entry = try servedModel(named: body.requiredString("model"))
             try entry.checkGenerates()
             served = try await entry.resolve()
-            request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
-                                                templateThinks: served.template.supportsThinking)
-            conversation = try Conversation(model: served.model, tools: request.tools, template: served.template,
-                                            reusesPromptCache: request.parameters.reusesPromptCache)
+            // Messages decoded and tool schemas checked off Swift's shared pool (see RequestBody.parse).
+            (request, conversation) = try await BlockingWorkPool.shared.run { [served] in
+                let request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
+                                                        templateThinks: served.template.supportsThinking)
+                return (request, try Conversation(model: served.model, tools: request.tools, template: served.template,
+                                                  reusesPromptCache: request.parameters.reusesPromptCache))
+            }
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }

@@ -11,7 +11,7 @@ extension ModelServer {
         let served: ServedModel
         let request: EmbeddingsRequest
         do {
-            let body = try RequestBody(exchange.body)
+            let body = try await RequestBody.parse(exchange.body)
             let entry = try servedModel(named: body.requiredString("model"))
             request = try EmbeddingsRequest(body)
             served = try await entry.resolve()

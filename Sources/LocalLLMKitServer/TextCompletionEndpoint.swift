@@ -9,7 +9,7 @@ extension ModelServer {
         let prompt: String
         let parameters: GenerationParameters
         do {
-            let body = try RequestBody(exchange.body)
+            let body = try await RequestBody.parse(exchange.body)
             let entry = try servedModel(named: body.requiredString("model"))
             try entry.checkGenerates()
             served = try await entry.resolve()

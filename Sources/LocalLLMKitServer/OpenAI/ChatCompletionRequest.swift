@@ -3,7 +3,7 @@ import LocalLLMKit
 
 /// A `POST /v1/chat/completions` body, checked: the messages, the generation parameters, the
 /// tools and tool choice, the response format and whether to think.
-struct ChatCompletionRequest {
+struct ChatCompletionRequest: Sendable {
     var model: String
     var messages: [ChatMessage]
     var parameters: GenerationParameters
