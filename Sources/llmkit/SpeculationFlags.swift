@@ -6,7 +6,7 @@ enum SpeculationFlags {
     /// The value options it adds to a command.
     static let valueOptions: Set<String> = ["--draft-model", "--draft-max"]
     /// The flags it adds to a command.
-    static let flagOptions: Set<String> = ["--lookup", "--mtp", "--fixed-draft"]
+    static let flagOptions: Set<String> = ["--lookup", "--mtp", "--fixed-draft", "--inexact-greedy"]
     /// Their help text.
     static let help = """
       -md, --draft-model M a smaller model with the same vocabulary drafts tokens that the model checks
@@ -20,6 +20,9 @@ enum SpeculationFlags {
                            --mtp, as llama.cpp; 16 with --lookup)
       --fixed-draft        check every drafted token, as llama.cpp does; by default a step checks as
                            much of a draft as pays for itself, measured as it generates
+      --inexact-greedy     let a greedy request check drafts longer than the CPU computes exactly as one
+                           token (as llama.cpp does): faster, but a near tie may then differ from plain
+                           decoding; by default greedy answers are plain decoding's, token for token
     """
 
     /// The speculation the flags ask for; ``LocalModel/Configuration/Speculation/none`` without them.
@@ -41,10 +44,13 @@ enum SpeculationFlags {
             speculation = .multiTokenPrediction(maximumDraft: maximum ?? 3)
         } else {
             if maximum != nil { throw UsageError(message: "--draft-max needs --draft-model, --lookup or --mtp") }
-            if arguments.has("--fixed-draft") { throw UsageError(message: "--fixed-draft needs --draft-model, --lookup or --mtp") }
+            for flag in ["--fixed-draft", "--inexact-greedy"] where arguments.has(flag) {
+                throw UsageError(message: "\(flag) needs --draft-model, --lookup or --mtp")
+            }
             return .none
         }
         speculation.adaptsDraftLength = !arguments.has("--fixed-draft")
+        speculation.preservesGreedyOutput = !arguments.has("--inexact-greedy")
         return speculation
     }
 }

@@ -47,12 +47,13 @@ extension LocalModel {
         public var usesFullSlidingWindowCache: Bool
         /// How generation drafts tokens ahead (see ``Speculation``); ``Speculation/none`` by default.
         public var speculation: Speculation
-        /// Whether the CPU repacks quantized weights into its faster layouts (llama.cpp's
-        /// `--repack`); nil: yes, unless speculation is on. Repacked weights multiply one row and
-        /// several rows in different orders, so a batch's logits differ from one token's in their
-        /// last bits: a model that speculates keeps the file's layout, and the same model
-        /// loaded with `false` and no speculation generates the same greedy tokens (see
-        /// ``Speculation``). On this project's test CPU repacking changed no measurable speed.
+        /// Whether the CPU repacks quantized weights into its other layouts (llama.cpp's
+        /// `--repack`); nil (the default) and false: no, the weights keep the file's layout.
+        /// Repacked weights multiply one row and several rows in different orders, so a batch's
+        /// logits differ from one token's in their last bits, and a model loaded with speculation
+        /// would answer greedily other than the same model without it, from its first token on
+        /// (see ``Speculation``). Repacking changed no speed measurable on this project's test
+        /// CPU (docs/PERFORMANCE.md); `true` turns it on where it pays.
         public var repacksWeights: Bool?
         /// Fits a nil ``contextLength`` and a nil ``gpuLayers`` to the memory free on this machine
         /// (see ``MemoryFit``); nil (the default): the training length capped at
@@ -113,7 +114,7 @@ extension LocalModel {
 
         /// Whether the CPU repacks weights (see ``repacksWeights``).
         package var repacksWeightsInEffect: Bool {
-            repacksWeights ?? !speculation.isEnabled
+            repacksWeights ?? false
         }
 
         /// The most sequences one context can hold (llama.cpp's `LLAMA_MAX_SEQ`).
@@ -128,6 +129,11 @@ extension LocalModel {
         package var defersTextWorkInEffect: Bool {
             guard !speculation.isEnabled else { return false }
             return defersTextWork ?? (!vocabularyOnly && LlamaRuntime.supportsGPUOffload && gpuLayers != 0)
+        }
+
+        /// Whether every layer computes on this machine's CPU: no GPU layers, no RPC servers.
+        package var computesOnCPUOnly: Bool {
+            !(LlamaRuntime.supportsGPUOffload && gpuLayers != 0) && rpcServers.isEmpty
         }
 
         /// The cache layout in effect (see ``cacheLayout``).

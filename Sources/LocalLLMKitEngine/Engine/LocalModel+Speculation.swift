@@ -44,6 +44,12 @@ extension LocalModel.Configuration {
         /// cores, only drafts that are likely right. False checks every drafted token, up to
         /// ``maximumDraft``, as llama.cpp does.
         public var adaptsDraftLength = true
+        /// Whether a greedy request keeps exactly the tokens plain decoding gives it (true by
+        /// default): on the CPU, a greedy request generating alone checks at most as many drafted
+        /// tokens as the model computes in one batch exactly as one token alone (measured at the
+        /// first request: 7 rows for Qwen2.5-Coder-0.5B; see docs/PERFORMANCE.md). False checks
+        /// longer drafts, as llama.cpp does, and a near tie may then go the other way.
+        public var preservesGreedyOutput = true
 
         /// No speculation: one token per step.
         public static let none = Speculation(source: .none, maximumDraft: 0)
@@ -101,6 +107,7 @@ extension LocalModel.Configuration {
                 guard file.multiTokenPredictionLayers > 0 && !file.hasRecurrentLayers else { return .none }
                 var chosen = Speculation.multiTokenPrediction()
                 chosen.adaptsDraftLength = adaptsDraftLength
+                chosen.preservesGreedyOutput = preservesGreedyOutput
                 return chosen
             case .multiTokenPrediction where file.multiTokenPredictionLayers == 0:
                 throw LocalModel.Error.speculationUnsupported(

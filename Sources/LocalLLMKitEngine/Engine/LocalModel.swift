@@ -258,6 +258,11 @@ public actor LocalModel {
                                        defersText: effectiveConfiguration.defersTextWorkInEffect,
                                        speculator: try makeSpeculator(for: context))
         scheduler.otherQueued = embeddingTurns.waitingCount
+        if let speculator = scheduler.speculator, effectiveConfiguration.computesOnCPUOnly,
+           effectiveConfiguration.speculation.preservesGreedyOutput {
+            scheduler.exactVerificationRows = context.exactBatchRows(probing: try probeTokens(),
+                                                                     upTo: speculator.maximumDraft + 1)
+        }
         batchScheduler = scheduler
         sharedContextCount += 1
         return scheduler
@@ -266,6 +271,13 @@ public actor LocalModel {
     /// The speculator of the configuration's speculation over `context`, with the draft model's
     /// own context, or the MTP context of this model (as many sequences and cells); nil without
     /// speculation.
+    /// Tokens of a fixed text for ``InferenceContext/exactBatchRows(probing:sequence:upTo:)``.
+    private func probeTokens() throws -> [Int32] {
+        let tokens = try tokenizer.tokenize("The quick brown fox jumps over the lazy dog, and then it sleeps in the sun.",
+                                            addSpecial: false, parseSpecial: false)
+        return Array((0..<4).flatMap { _ in tokens }.prefix(17))
+    }
+
     private func makeSpeculator(for context: InferenceContext) throws -> Speculator? {
         let speculation = effectiveConfiguration.speculation
         guard speculation.isEnabled else { return nil }

@@ -110,6 +110,8 @@ package final class ActiveGeneration {
 
     /// Whether ``sample(logits:vocabularySize:)`` works (see ``Sampler/samplesFromLogits``).
     package var samplesFromLogits: Bool { sampler.samplesFromLogits }
+    /// Whether the request draws the most likely token (greedy), so that its output is fixed.
+    package var isGreedy: Bool { sampler.isGreedy }
 
     /// Whether its draws are arg-max passes (see ``Sampler/isGreedy``).
     package var samplesGreedily: Bool { sampler.isGreedy }

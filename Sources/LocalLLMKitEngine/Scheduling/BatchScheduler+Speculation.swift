@@ -24,8 +24,9 @@ extension BatchScheduler {
 
     /// Drafts for the generating sequences `indices`, within the batch's room (each sequence's
     /// pending token first) and each request's token and context limits, for the requests whose
-    /// options speculate (``CompletionOptions/speculates``). A sequence without
-    /// a draft this step is absent. A failing draft model costs only this step's drafts.
+    /// options speculate (``CompletionOptions/speculates``); a greedy request that generates alone
+    /// within ``exactVerificationRows``. A sequence without a draft this step is absent. A failing
+    /// draft model costs only this step's drafts.
     ///
     /// With a ``DraftPlanner``, a draft model or MTP drafts only the tokens the plan checks;
     /// prompt lookup drafts all it can, the plan checks part of it, and a draft it does not
@@ -38,7 +39,10 @@ extension BatchScheduler {
         for index in indices {
             guard room > 0, let generation = slots[index].generation, let token = generation.pendingToken,
                   generation.request.plan.options.speculates else { continue }
-            let maximum = min(speculator.maximumDraft, room, generation.remainingTokens - 1)
+            // A greedy request generating alone draws exactly what plain decoding would: its draft
+            // stays within the rows a batch computes as one token alone does.
+            let exact = indices.count == 1 && generation.isGreedy ? (exactVerificationRows ?? Int.max) - 1 : Int.max
+            let maximum = min(speculator.maximumDraft, room, generation.remainingTokens - 1, exact)
             guard maximum > 0 else { continue }
             requests.append(.init(sequence: slots[index].id, history: slots[index].tokens, lastToken: token, maximum: maximum))
             room -= maximum

@@ -55,6 +55,10 @@ package final class BatchScheduler: @unchecked Sendable {
     /// Requests of the model's other work (embeddings) waiting their turn: they count against the
     /// same queue bound as generation requests.
     package var otherQueued = 0
+    /// With speculation on the CPU: the most rows a verification batch may have for a greedy
+    /// request generating alone to draw exactly what plain decoding draws
+    /// (``InferenceContext/exactBatchRows(probing:sequence:upTo:)``); nil: no bound.
+    package var exactVerificationRows: Int?
     /// How long the last step that decoded only generated tokens took: what other work between
     /// steps is sized against.
     package private(set) var lastGenerationStepSeconds: Double?
