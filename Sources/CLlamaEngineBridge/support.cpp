@@ -4,3 +4,13 @@
 extern "C" void llmkit_string_free(char * string) {
     std::free(string);
 }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+extern "C" void llmkit_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}

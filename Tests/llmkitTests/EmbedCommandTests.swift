@@ -31,10 +31,10 @@ struct EmbedCommandTests {
     ]
 
     /// llama-embedding's vectors (L2-normalised, the model's pooling unless given) for `texts`.
-    static func reference(_ texts: [String], model: URL, pooling: String? = nil) throws -> [[Double]] {
+    static func reference(_ texts: [String], model: URL, pooling: String? = nil, normalize: Bool = true) throws -> [[Double]] {
         let separator = "<#llmkit#>"
         var arguments = ["-m", model.path, "-p", texts.joined(separator: separator), "--embd-separator", separator,
-                         "--embd-output-format", "json", "--embd-normalize", "2", "-t", "2"]
+                         "--embd-output-format", "json", "--embd-normalize", normalize ? "2" : "-1", "-t", "2"]
         if let pooling { arguments += ["--pooling", pooling] }
         let output = try CommandRunner.run(CommandRunner.llamaTool("llama-embedding"), arguments)
         try #require(output.status == 0, "llama-embedding failed: \(output.stderr.suffix(2000))")
@@ -88,6 +88,26 @@ struct EmbedCommandTests {
         for (index, vector) in vectors.enumerated() {
             #expect(Self.cosine(expected[index], vector) >= 0.9999, "text \(index)")
         }
+    }
+
+    @Test("Daemon #2: a decoder's text longer than a unit, split over units, equals llama.cpp's whole decode (last and mean)")
+    func splitTextParity() async throws {
+        let url = try ReferenceModel.chatURL()
+        let words = "river stone lantern orchard meadow copper whistle harbor velvet candle thunder maple".split(separator: " ")
+        let long = (0..<900).map { String(words[($0 * 7) % words.count]) }.joined(separator: " ")
+        let model = try await LocalModel.load(from: url, configuration: .init(contextLength: 4096))
+        // Last-token pooling: llama-embedding decodes the text in one llama_decode.
+        let last = try await model.embeddings(for: [long])
+        #expect(last.decodeCount > 1, "the text was not split: \(last.tokenCounts)")
+        #expect(Self.cosine(try Self.reference([long], model: url, pooling: "last")[0], last.vectors[0]) >= 0.9999)
+        // Mean pooling: llama.cpp pools a micro-batch only, so the reference is the mean of
+        // its token vectors (pooling none, not normalised), normalised here.
+        let tokens = try Self.reference([long], model: url, pooling: "none", normalize: false)
+        var mean = [Double](repeating: 0, count: tokens[0].count)
+        for vector in tokens { for index in vector.indices { mean[index] += vector[index] } }
+        let split = try await model.embeddings(for: [long], options: .init(pooling: .mean))
+        #expect(tokens.count == split.totalTokenCount)
+        #expect(Self.cosine(mean, split.vectors[0]) >= 0.9999)
     }
 
     @Test("--json gives one document; --pooling, --no-normalize and --truncate reach the library")

@@ -25,6 +25,10 @@ typedef char * llmkit_error;
 /// Releases a string returned by the bridge. Accepts NULL.
 void llmkit_string_free(char * string);
 
+/// Gives memory that the process freed back to the system where the allocator keeps it for reuse
+/// (glibc's malloc_trim); does nothing elsewhere.
+void llmkit_release_free_memory(void);
+
 /// The build number of the llama.cpp that llama-common was built from (`LLAMA_BUILD_NUMBER`).
 int llmkit_llama_build_number(void);
 

@@ -26,6 +26,9 @@ package final class EmbeddingContext: @unchecked Sendable {
     package let pooling: Pooling
     /// Whether the model's attention is causal: texts may then be split over units.
     package let isCausal: Bool
+    /// Whether the job pools token vectors (a decoder's mean or first token); otherwise llama.cpp
+    /// pools each text (an encoder's texts, and a decoder's last token).
+    private let poolsTokens: Bool
     /// The most tokens one unit (one `llama_decode`) holds, over all its texts.
     package let unitCapacity: Int
     /// The longest text.
@@ -54,8 +57,11 @@ package final class EmbeddingContext: @unchecked Sendable {
         let unit = LocalModel.embeddingBatchTokens
         var parameters = llama_context_default_params()
         parameters.embeddings = true
-        // A decoder's token vectors come out as they are, pooled by the job across units.
-        parameters.pooling_type = causal ? LLAMA_POOLING_TYPE_NONE : llama_pooling_type(rawValue: pooling.rawValue)
+        // llama.cpp pools within a micro-batch: the last token of a decoder's text is in the unit
+        // that ends it, so llama.cpp can pool it; a mean or the first token of a text split over
+        // units the job pools from the token vectors, which then come out as they are.
+        let poolsTokens = causal && pooling != .last
+        parameters.pooling_type = poolsTokens ? LLAMA_POOLING_TYPE_NONE : llama_pooling_type(rawValue: pooling.rawValue)
         // A decoder carries at most one text's tokens between units, plus one unit.
         let capacity = causal ? textCapacity + unit : max(unit, textCapacity)
         parameters.n_ctx = UInt32(capacity)
@@ -72,10 +78,11 @@ package final class EmbeddingContext: @unchecked Sendable {
         self.model = model
         self.pooling = pooling
         self.isCausal = causal
+        self.poolsTokens = poolsTokens
         self.unitCapacity = Int(min(llama_n_batch(context), llama_n_ubatch(context)))
         self.textCapacity = causal ? textCapacity : unitCapacity
         self.sequenceCapacity = Int(llama_n_seq_max(context))
-        self.dimensions = Int(causal ? llama_model_n_embd(model.pointer) : llama_model_n_embd_out(model.pointer))
+        self.dimensions = Int(poolsTokens ? llama_model_n_embd(model.pointer) : llama_model_n_embd_out(model.pointer))
         self.hasMemory = llama_get_memory(context) != nil
         self.batch = llama_batch_init(Int32(self.unitCapacity), 0, 1)
         self.threadPool = CPUThreadPool(threads: threads)
@@ -105,15 +112,16 @@ package final class EmbeddingContext: @unchecked Sendable {
         var count = 0
         var outputs: [Int32] = []
         for span in spans {
-            let wanted = isCausal ? EmbeddingJob.outputRows(of: span, pooling: pooling) : 0..<span.count
+            let wanted = poolsTokens ? EmbeddingJob.outputRows(of: span, pooling: pooling) : 0..<span.count
             for index in 0..<span.count {
                 batch.token[count] = job.inputs[span.text][span.start + index]
                 batch.pos[count] = Int32(span.start + index)
                 batch.n_seq_id[count] = 1
                 batch.seq_id[count]![0] = span.sequence
-                let output = wanted.contains(index)
-                batch.logits[count] = output ? 1 : 0
-                if output && isCausal { outputs.append(Int32(count)) }
+                // Every token is an output, as llama-embedding marks them: with fewer, llama.cpp cuts
+                // the last layer to those rows, and its kernels round differently.
+                batch.logits[count] = 1
+                if poolsTokens && wanted.contains(index) { outputs.append(Int32(count)) }
                 count += 1
             }
         }
@@ -132,12 +140,15 @@ package final class EmbeddingContext: @unchecked Sendable {
         guard code == 0 else {
             throw LocalModel.Error.decodeFailed(code: code, reason: errors.summary ?? InferenceContext.describe(code, unitCapacity))
         }
-        let vectors: [[Float]] = try isCausal
+        // Pooled by llama.cpp: one vector for each span that ends its text.
+        let vectors: [[Float]] = try poolsTokens
             ? outputs.map { row in try vector(llama_get_embeddings_ith(pointer, row), what: "token \(row)") }
-            : spans.map { span in try vector(llama_get_embeddings_seq(pointer, span.sequence), what: "sequence \(span.sequence)") }
+            : spans.filter(\.finishes).map { span in
+                try vector(llama_get_embeddings_seq(pointer, span.sequence), what: "sequence \(span.sequence)")
+            }
         let rate = (ContinuousClock.now - start).rate(of: count)
         if rate > 0 { tokensPerSecond = rate }
-        job.record(spans, vectors: vectors, pooling: pooling, pooledByModel: !isCausal)
+        job.record(spans, vectors: vectors, pooling: pooling, pooledByModel: !poolsTokens)
         // A finished text's cells are free for the next unit; an encoder keeps no cache.
         if hasMemory {
             for span in spans where span.finishes {

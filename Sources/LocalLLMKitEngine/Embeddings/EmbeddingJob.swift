@@ -71,12 +71,13 @@ package struct EmbeddingJob {
 
     /// Records what a decoded unit gave: for each span, the vectors of the tokens it asked for
     /// (every token for mean pooling, the first for CLS, the last for last-token pooling), or
-    /// with `pooledByModel`, each span's (whole text's) vector as llama.cpp pooled it.
+    /// with `pooledByModel`, for each span that ends its text, the text's vector as llama.cpp
+    /// pooled it.
     mutating func record(_ spans: [Span], vectors rowVectors: [[Float]], pooling: EmbeddingContext.Pooling,
                          pooledByModel: Bool) {
         var row = 0
         for span in spans {
-            let wanted = pooledByModel ? 0..<1 : Self.outputRows(of: span, pooling: pooling)
+            let wanted = pooledByModel ? (span.finishes ? 0..<1 : 0..<0) : Self.outputRows(of: span, pooling: pooling)
             for _ in wanted {
                 let vector = rowVectors[row]
                 row += 1

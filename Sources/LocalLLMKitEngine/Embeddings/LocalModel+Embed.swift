@@ -59,12 +59,14 @@ extension LocalModel {
                 try Task.checkCancellation()
                 let decodeStart = clock.now
                 let before = job.decodedTokens
-                let budget = embeddingUnitTokens(context)
-                try context.decodeUnit(of: &job, tokens: budget, cancellation: flag)
-                decoding += clock.now - decodeStart
+                try context.decodeUnit(of: &job, tokens: embeddingUnitTokens(context), cancellation: flag)
+                let unit = clock.now - decodeStart
+                decoding += unit
                 embeddingTurns.count(unit: job.decodedTokens - before)
-                // The model's generation steps (queued meanwhile) run before the next unit.
-                await Task.yield()
+                // The model's generation steps (queued meanwhile) run before the next unit: each
+                // yield lets one step run, and a unit that took longer than half a step waits for
+                // as many steps as keep embedding to a third of the thread.
+                for _ in 0..<generationStepsToYield(after: unit) { await Task.yield() }
             }
         } onCancel: {
             flag.raise()
@@ -76,19 +78,26 @@ extension LocalModel {
                           decodingDuration: decoding)
     }
 
-    /// Tokens for the next embedding unit of a model that generates, at the measured embedding
-    /// rate: while requests generate, about half a generation step's time, so that generation
-    /// keeps most of the model's thread (at least 8 tokens, for progress); otherwise about 0.1 s,
-    /// so that a request that arrives waits no longer than that (at least 32 tokens). An encoder
-    /// only embeds: its units are as large as they can be.
+    /// Tokens for the next embedding unit: a full unit (512 tokens) while nothing generates, so
+    /// that texts are decoded in the shapes llama.cpp's own tools use (a request that arrives
+    /// meanwhile waits for at most that unit); while requests generate, about half a generation
+    /// step's time at the measured embedding rate, so that generation keeps most of the model's
+    /// thread (at least 8 tokens, for progress).
     private func embeddingUnitTokens(_ context: EmbeddingContext) -> Int {
-        guard context.isCausal else { return context.unitCapacity }
-        let rate = context.tokensPerSecond ?? 200
         guard let scheduler = existingScheduler, scheduler.activeCount + scheduler.waitingCount > 0 else {
-            return min(max(Int(rate * 0.1), 32), context.unitCapacity)
+            return context.unitCapacity
         }
+        let rate = context.tokensPerSecond ?? 200
         let stepSeconds = scheduler.lastGenerationStepSeconds ?? 0.05
         return min(max(Int(rate * stepSeconds / 2), 8), context.unitCapacity)
+    }
+
+    /// Generation steps to let run after an embedding unit that took `unit`: one, or while
+    /// requests generate, enough that units take at most a third of the model's thread.
+    private func generationStepsToYield(after unit: Duration) -> Int {
+        guard let scheduler = existingScheduler, scheduler.activeCount + scheduler.waitingCount > 0,
+              let step = scheduler.lastGenerationStepSeconds, step > 0 else { return 1 }
+        return min(max(Int((unit.seconds / (step / 2)).rounded(.up)), 1), 64)
     }
 
     /// Waits for this request's turn to embed (see ``EmbeddingTurns``).

@@ -1,3 +1,4 @@
+import CLlamaEngineBridge
 import Foundation
 
 /// Threads of their own for work that blocks or computes for a while outside a model: rendering a
@@ -8,13 +9,13 @@ import Foundation
 /// other task of the process (a server's health checks included); on a model's executor it stalls
 /// that model's generation. Here a job gets a thread at once while fewer than
 /// ``maximumThreads`` are busy, and waits in a FIFO queue otherwise. Idle threads exit after a few
-/// seconds. Its threads run at a lower CPU priority than the rest of the process.
+/// seconds. Its threads run at the lowest CPU priority (nice 19), below the models' threads.
 package final class BlockingWorkPool: @unchecked Sendable {
     /// The pool every part of the package shares.
     package static let shared = BlockingWorkPool(name: "llmkit.blocking", maximumThreads: 32)
 
     /// How much lower than the process the pool's threads run (Linux `nice`).
-    package static let niceness: Int32 = 10
+    package static let niceness: Int32 = 19
 
     /// The most threads the pool runs at once.
     package let maximumThreads: Int
@@ -24,6 +25,8 @@ package final class BlockingWorkPool: @unchecked Sendable {
     private var next = 0                    // guarded by `condition`
     private var threads = 0                 // guarded by `condition`
     private var idle = 0                    // guarded by `condition`
+    private var busy = 0                    // guarded by `condition`
+    private var lastRelease = ContinuousClock.now    // guarded by `condition`
 
     /// A queued job: it runs, or it is dropped when its task was cancelled before it started.
     private final class Job: @unchecked Sendable {
@@ -86,6 +89,15 @@ package final class BlockingWorkPool: @unchecked Sendable {
         }
     }
 
+    /// Gives memory that the jobs freed back to the system once the pool has nothing to do (at
+    /// most once a second): glibc keeps freed memory in each thread's arena, so a burst of large
+    /// requests would otherwise leave the process that much larger for good.
+    private func releaseFreedMemory() {
+        guard ContinuousClock.now - lastRelease > .seconds(1) else { return }
+        lastRelease = .now
+        llmkit_release_free_memory()
+    }
+
     private func cancel(_ box: JobBox) {
         guard let job = box.job else { return }
         condition.lock()
@@ -99,7 +111,7 @@ package final class BlockingWorkPool: @unchecked Sendable {
     private func work() {
         let idleTimeout: TimeInterval = 5
         // Below the models' threads: a flood of heavy requests (hostile schemas, huge bodies)
-        // then slows itself, not generation. On Linux a thread's nice value is its own, and
+        // then slows itself, not generation (at nice 0 the pool's threads took the cores from it). On Linux a thread's nice value is its own, and
         // `who` 0 names the calling thread.
         #if os(Linux)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
@@ -124,9 +136,12 @@ package final class BlockingWorkPool: @unchecked Sendable {
             }
             guard !job.cancelled else { continue }
             job.cancelled = true                 // started: a later cancellation drops nothing
+            busy += 1
             condition.unlock()
             job.body()
             condition.lock()
+            busy -= 1
+            if busy == 0 && next == queue.count { releaseFreedMemory() }
         }
     }
 }
