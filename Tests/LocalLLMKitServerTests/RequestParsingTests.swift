@@ -34,7 +34,7 @@ struct RequestParsingTests {
             (#","temperature":-3"#, "temperature"), (#","temperature":"hot""#, "temperature"), (#","top_p":1.5"#, "top_p"),
             (#","n":2"#, "n"), (#","max_tokens":0"#, "max_tokens"), (#","logprobs":true"#, "logprobs"),
             (#","presence_penalty":3"#, "presence_penalty"), (#","logit_bias":{"99999":5}"#, "logit_bias"),
-            (#","logit_bias":{"5":500}"#, "5"), (#","stop":[1]"#, "stop"), (#","tool_choice":"sometimes""#, "tool_choice"),
+            (#","logit_bias":{"5":500}"#, "logit_bias"), (#","stop":[1]"#, "stop"), (#","tool_choice":"sometimes""#, "tool_choice"),
             (#","response_format":{"type":"yaml"}"#, "response_format"), (#","tools":[{"type":"search"}]"#, "tools[0]"),
             (#","reasoning_effort":"extreme""#, "reasoning_effort"), (#","stream":"yes""#, "stream"),
         ]
@@ -45,6 +45,32 @@ struct RequestParsingTests {
         }
         #expect(rejection(#","messages":[]"#)?.param == "messages")
         #expect(rejection(#","messages":[{"role":"wizard","content":"x"}]"#)?.param == "messages[0]")
+    }
+
+    @Test("Daemon #10: numbers beyond a Double (1e400) and whole numbers beyond any range are refused, naming the field")
+    func numbersBeyondADoubleAreRefused() {
+        let cases: [(String, String, String)] = [
+            (#","temperature":1e400"#, "temperature", "beyond the range of a 64-bit float"),
+            (#","top_p":-1e400"#, "top_p", "beyond the range of a 64-bit float"),
+            (#","presence_penalty":1e400"#, "presence_penalty", "beyond the range of a 64-bit float"),
+            (#","frequency_penalty":-1e999"#, "frequency_penalty", "beyond the range of a 64-bit float"),
+            (#","max_tokens":1e400"#, "max_tokens", "beyond the range of a 64-bit float"),
+            (#","max_completion_tokens":1e30"#, "max_completion_tokens", "1e+30"),
+            (#","seed":1e400"#, "seed", "beyond the range of a 64-bit float"),
+            (#","n":1e400"#, "n", "beyond the range of a 64-bit float"),
+            (#","logit_bias":{"42":1e400}"#, "logit_bias", "'logit_bias[42]' is a number beyond"),
+        ]
+        for (extra, param, words) in cases {
+            let error = rejection(extra)
+            #expect(error?.status == 400, "\(extra)")
+            #expect(error?.param == param, "\(extra): \(String(describing: error))")
+            #expect(error?.message.contains(words) == true, "\(extra): \(error?.message ?? "")")
+            #expect(error?.message.contains("not valid JSON") == false)
+        }
+        // Structurally, such a number is no null (which is how it serializes).
+        #expect(OrderedJSON.number(.infinity) != .null)
+        #expect(OrderedJSON.integer(2) == .number(2.0))
+        #expect(OrderedJSON.object([("a", .integer(1))]) != .object([("b", .integer(1))]))
     }
 
     @Test func openAIParametersBecomeLibraryOptions() throws {
@@ -103,11 +129,34 @@ struct RequestParsingTests {
         #expect(APIError(CancellationError()).status == 500)
     }
 
+    @Test("Daemon #8: an address other machines reach needs a key, unless unauthenticated access is allowed; an empty key is refused")
+    func exposureNeedsAKey() throws {
+        for host in ["0.0.0.0", "::", "192.168.1.20", "example.org"] {
+            #expect(ModelServer.Configuration(host: host).isExposed)
+            #expect(throws: ModelServer.Error.self) { try ModelServer.Configuration(host: host).validate() }
+            try ModelServer.Configuration(host: host, apiKey: "k-1").validate()
+            try ModelServer.Configuration(host: host, allowsUnauthenticatedRemoteAccess: true).validate()
+        }
+        for host in ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"] {
+            #expect(!ModelServer.Configuration(host: host).isExposed, "\(host)")
+            try ModelServer.Configuration(host: host).validate()
+        }
+        #expect {
+            try ModelServer.Configuration(apiKey: "").validate()
+        } throws: { error in
+            guard case ModelServer.Error.invalidConfiguration("apiKey", let reason) = error else { return false }
+            return reason.contains("turn authentication off")
+        }
+    }
+
     @Test func badServerSettingsAreNamed() {
         let bad: [(ModelServer.Configuration, String)] = [
             (.init(port: 70000), "port"), (.init(apiKey: ""), "apiKey"), (.init(apiKey: "has space"), "apiKey"),
             (.init(maximumBodyBytes: 10), "maximumBodyBytes"), (.init(requestTimeout: .zero), "requestTimeout"),
             (.init(maximumConnections: 0), "maximumConnections"), (.init(host: ""), "host"),
+            (.init(maximumConcurrentRequests: 0), "maximumConcurrentRequests"),
+            (.init(maximumConnections: 16, maximumConnectionsPerClient: 17), "maximumConnectionsPerClient"),
+            (.init(allowedHosts: ["bad host"]), "allowedHosts"),
         ]
         for (configuration, name) in bad {
             #expect(throws: ModelServer.Error.invalidConfiguration(name: name, reason: "")) {
