@@ -21,6 +21,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #endif
 
@@ -149,6 +150,9 @@ bool receive_answer(int control, std::int64_t & value, int & fd) {
 /// The helper: forks a worker per spawn command, reaps them, and reports how they ended.
 [[noreturn]] void helper_main(int control) {
     close_other_descriptors(control);
+    // The workers it forks (chat templates) run below the process's own threads: a burst of
+    // slow renders then slows itself, not the answers to other requests.
+    setpriority(PRIO_PROCESS, 0, llmkit_background_niceness);
     // Nor its input and output: a reader of this process's output must see it end with the process.
     const int nothing = open("/dev/null", O_RDWR);
     if (nothing >= 0) {

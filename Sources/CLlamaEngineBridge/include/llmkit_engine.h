@@ -25,6 +25,10 @@ typedef char * llmkit_error;
 /// Releases a string returned by the bridge. Accepts NULL.
 void llmkit_string_free(char * string);
 
+/// How much lower than the process background work runs (Linux `nice`): the model's helper and
+/// its template workers, and the threads of the Swift side's blocking-work pool.
+#define llmkit_background_niceness 10
+
 /// Gives memory that the process freed back to the system where the allocator keeps it for reuse
 /// (glibc's malloc_trim); does nothing elsewhere.
 void llmkit_release_free_memory(void);

@@ -9,13 +9,14 @@ import Foundation
 /// other task of the process (a server's health checks included); on a model's executor it stalls
 /// that model's generation. Here a job gets a thread at once while fewer than
 /// ``maximumThreads`` are busy, and waits in a FIFO queue otherwise. Idle threads exit after a few
-/// seconds. Its threads run at the lowest CPU priority (nice 19), below the models' threads.
+/// seconds. Its threads run at a lower CPU priority (nice 10) than the models' threads.
 package final class BlockingWorkPool: @unchecked Sendable {
     /// The pool every part of the package shares.
     package static let shared = BlockingWorkPool(name: "llmkit.blocking", maximumThreads: 32)
 
-    /// How much lower than the process the pool's threads run (Linux `nice`).
-    package static let niceness: Int32 = 19
+    /// How much lower than the process the pool's threads run (Linux `nice`), as the template
+    /// workers do.
+    package static let niceness = Int32(llmkit_background_niceness)
 
     /// The most threads the pool runs at once.
     package let maximumThreads: Int
@@ -111,8 +112,8 @@ package final class BlockingWorkPool: @unchecked Sendable {
     private func work() {
         let idleTimeout: TimeInterval = 5
         // Below the models' threads: a flood of heavy requests (hostile schemas, huge bodies)
-        // then slows itself, not generation (at nice 0 the pool's threads took the cores from it). On Linux a thread's nice value is its own, and
-        // `who` 0 names the calling thread.
+        // then slows itself, not generation (at nice 0 the pool's threads took the cores from
+        // it). On Linux a thread's nice value is its own, and `who` 0 names the calling thread.
         #if os(Linux)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.niceness)
         #endif
