@@ -41,7 +41,10 @@ extension LocalModel {
                                         reusesCache: Bool) -> CompletionStream {
         let flag = CancellationFlag()
         return CompletionStream.start(flag: flag) { emit in
-            try await self.serve(input, format: format, options: options, reusesCache: reusesCache, flag: flag, emit: emit)
+            // Counted from here: the request may wait for the model's thread behind embedding work.
+            try await self.countingGeneration {
+                try await self.serve(input, format: format, options: options, reusesCache: reusesCache, flag: flag, emit: emit)
+            }
         }
     }
 

@@ -103,24 +103,29 @@ package final class EmbeddingContext: @unchecked Sendable {
     }
 
     /// Decodes the job's next unit: at most `tokens` tokens (a decoder's texts split to fit; an
-    /// encoder's whole texts, at least one) in one `llama_decode`.
+    /// encoder's whole texts, at least one) in one `llama_decode`, unless `preempts` says so
+    /// while it runs: the unit then counts for nothing (llama.cpp drops its cells) and is
+    /// decoded again later.
+    /// - Returns: false when it was preempted.
     /// - Throws: `CancellationError` when `cancellation` was raised (also during the decode),
     ///   ``LocalModel/Error/decodeFailed(code:reason:)``, or ``LocalModel/Error/remoteDeviceLost(endpoint:reason:)``.
-    package func decodeUnit(of job: inout EmbeddingJob, tokens: Int, cancellation: CancellationFlag) throws {
+    @discardableResult
+    package func decodeUnit(of job: inout EmbeddingJob, tokens: Int, cancellation: CancellationFlag,
+                            preempts: (@Sendable () -> Bool)? = nil) throws -> Bool {
         guard !cancellation.isRaised else { throw CancellationError() }
         let spans = job.nextUnit(tokens: min(max(tokens, 1), unitCapacity), sequences: sequenceCapacity, splits: isCausal)
         var count = 0
         var outputs: [Int32] = []
         for span in spans {
-            let wanted = poolsTokens ? EmbeddingJob.outputRows(of: span, pooling: pooling) : 0..<span.count
+            // Only the rows the pooling needs are outputs: llama.cpp then computes the last layer and
+            // the output head for those alone, and its logits buffer (vocabulary × outputs) stays small.
+            let wanted: Range<Int> = isCausal ? EmbeddingJob.outputRows(of: span, pooling: pooling) : 0..<span.count
             for index in 0..<span.count {
                 batch.token[count] = job.inputs[span.text][span.start + index]
                 batch.pos[count] = Int32(span.start + index)
                 batch.n_seq_id[count] = 1
                 batch.seq_id[count]![0] = span.sequence
-                // Every token is an output, as llama-embedding marks them: with fewer, llama.cpp cuts
-                // the last layer to those rows, and its kernels round differently.
-                batch.logits[count] = 1
+                batch.logits[count] = wanted.contains(index) ? 1 : 0
                 if poolsTokens && wanted.contains(index) { outputs.append(Int32(count)) }
                 count += 1
             }
@@ -128,15 +133,18 @@ package final class EmbeddingContext: @unchecked Sendable {
         batch.n_tokens = Int32(count)
         let start = ContinuousClock.now
         abortCondition.flags = [cancellation]
+        abortCondition.preempts = preempts
         let (code, errors) = LlamaLog.collectingErrors { llama_decode(pointer, batch) }
         abortCondition.flags = []
+        abortCondition.preempts = nil
         // Between units the pool's threads would spin, taking cores from generation steps.
         threadPool?.pause()
         if !model.remoteLinks.isEmpty {
             llama_synchronize(pointer)          // the remote part is read back asynchronously
             if let loss = model.remoteLoss { throw loss }
         }
-        if code == 2 || cancellation.isRaised { throw CancellationError() }
+        if cancellation.isRaised { throw CancellationError() }
+        if code == 2 { return false }
         guard code == 0 else {
             throw LocalModel.Error.decodeFailed(code: code, reason: errors.summary ?? InferenceContext.describe(code, unitCapacity))
         }
@@ -155,6 +163,7 @@ package final class EmbeddingContext: @unchecked Sendable {
                 llama_memory_seq_rm(llama_get_memory(pointer), span.sequence, -1, -1)
             }
         }
+        return true
     }
 
     private func vector(_ pointer: UnsafeMutablePointer<Float>?, what: String) throws -> [Float] {

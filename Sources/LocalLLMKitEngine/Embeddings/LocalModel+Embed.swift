@@ -59,7 +59,10 @@ extension LocalModel {
                 try Task.checkCancellation()
                 let decodeStart = clock.now
                 let before = job.decodedTokens
-                try context.decodeUnit(of: &job, tokens: embeddingUnitTokens(context), cancellation: flag)
+                // A full unit while nothing generates gives way to a generation request that
+                // arrives meanwhile: it stops, and is decoded again in smaller units.
+                try context.decodeUnit(of: &job, tokens: embeddingUnitTokens(context), cancellation: flag,
+                                       preempts: isIdleForEmbedding ? generationArrived : nil)
                 let unit = clock.now - decodeStart
                 decoding += unit
                 embeddingTurns.count(unit: job.decodedTokens - before)
@@ -78,15 +81,24 @@ extension LocalModel {
                           decodingDuration: decoding)
     }
 
+    /// Whether a generation request is running or on its way to the model, read while a unit decodes.
+    private nonisolated var generationArrived: @Sendable () -> Bool {
+        { [self] in generationsInFlight.load(ordering: .relaxed) > 0 }
+    }
+
+    /// Whether no generation request is running or on its way to the model.
+    private var isIdleForEmbedding: Bool {
+        generationsInFlight.load(ordering: .relaxed) == 0
+            && (existingScheduler.map { $0.activeCount + $0.waitingCount == 0 } ?? true)
+    }
+
     /// Tokens for the next embedding unit: a full unit (512 tokens) while nothing generates, so
-    /// that texts are decoded in the shapes llama.cpp's own tools use (a request that arrives
-    /// meanwhile waits for at most that unit); while requests generate, about half a generation
-    /// step's time at the measured embedding rate, so that generation keeps most of the model's
-    /// thread (at least 8 tokens, for progress).
+    /// that texts are decoded in the shapes llama.cpp's own tools use (a generation request that
+    /// arrives meanwhile stops it); while requests generate, about half a generation step's time
+    /// at the measured embedding rate, so that generation keeps most of the model's thread (at
+    /// least 8 tokens, for progress).
     private func embeddingUnitTokens(_ context: EmbeddingContext) -> Int {
-        guard let scheduler = existingScheduler, scheduler.activeCount + scheduler.waitingCount > 0 else {
-            return context.unitCapacity
-        }
+        guard let scheduler = existingScheduler, !isIdleForEmbedding else { return context.unitCapacity }
         let rate = context.tokensPerSecond ?? 200
         let stepSeconds = scheduler.lastGenerationStepSeconds ?? 0.05
         return min(max(Int(rate * stepSeconds / 2), 8), context.unitCapacity)

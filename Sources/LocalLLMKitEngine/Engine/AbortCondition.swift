@@ -7,9 +7,12 @@ import CLlama
 package final class AbortCondition: @unchecked Sendable {
     /// Written on the decoding thread before and after `llama_decode`; read by ggml's threads during it.
     package var flags: [CancellationFlag] = []
+    /// Set the same way: stops the decode as soon as it says so, whatever the flags (other work
+    /// that must not wait for this decode).
+    package var preempts: (@Sendable () -> Bool)?
 
     package var shouldAbort: Bool {
-        !flags.isEmpty && flags.allSatisfy(\.isRaised)
+        (!flags.isEmpty && flags.allSatisfy(\.isRaised)) || preempts?() == true
     }
 
     package init() {}

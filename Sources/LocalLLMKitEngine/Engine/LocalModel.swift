@@ -1,5 +1,6 @@
 import CLlama
 import Foundation
+import Synchronization
 
 /// A GGUF language model loaded into memory, ready to generate.
 ///
@@ -58,6 +59,9 @@ public actor LocalModel {
     var embeddingContexts: [EmbeddingContext.Pooling: EmbeddingContext] = [:]
     /// Whose turn it is to embed, and who waits (see ``EmbeddingTurns``).
     var embeddingTurns = EmbeddingTurns()
+    /// Generation requests running or on their way to the model's thread: read by embedding
+    /// work, which gives way to them, while it holds that thread.
+    package nonisolated let generationsInFlight = Atomic<Int>(0)
 
     /// The executor that runs this model's work on its own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -337,10 +341,22 @@ public actor LocalModel {
     /// Sequences generating (or evaluating a prompt) now.
     package var busySequenceCount: Int { batchScheduler?.activeCount ?? 0 }
 
-    /// Runs `request` to its end alongside the model's other requests.
+    /// Runs `request` to its end alongside the model's other requests. It counts in
+    /// ``generationsInFlight`` from before it reaches the model's thread.
     /// - Throws: the request's validation errors, ``LocalModel/Error/busy(queuedRequests:)``,
     ///   or the decode or sampling error that ended it.
-    package func generate(_ request: GenerationRequest) async throws -> GenerationOutcome {
+    package nonisolated func generate(_ request: GenerationRequest) async throws -> GenerationOutcome {
+        try await countingGeneration { try await self.submit(request) }
+    }
+
+    /// Runs `body`, a generation request, counted in ``generationsInFlight``.
+    package nonisolated func countingGeneration<T>(_ body: () async throws -> T) async rethrows -> T {
+        generationsInFlight.add(1, ordering: .relaxed)
+        defer { generationsInFlight.subtract(1, ordering: .relaxed) }
+        return try await body()
+    }
+
+    private func submit(_ request: GenerationRequest) async throws -> GenerationOutcome {
         let scheduler = try scheduler()
         return try await withCheckedThrowingContinuation { continuation in
             do {

@@ -311,10 +311,13 @@ def workload(suite: Suite, clients: int, requests: int) -> list[float]:
 
 def check_abuse(suite: Suite) -> dict:
     expect(suite.args.embed_model, "--embed-model is needed (the chat model, for decoder embeddings)")
-    # Warm: the template workers, the generation context, and the embedding context, which stay;
-    # memory is measured from here.
+    texts = [long_text(1_500, seed) for seed in range(8)]
+    # Warm: the template workers, the generation context, and one request of each kind, so that
+    # the buffers that stay (the embedding context's, the allocator's arenas) have their working
+    # size; memory is measured from here, and must come back to it after the burst.
     timed_chat(suite)
-    suite.client().embeddings.create(model=suite.args.embed_model, input=[long_text(100, 0)])
+    with suite.http() as http:
+        http.post("/v1/embeddings", json={"model": suite.args.embed_model, "input": texts}, timeout=600)
     start_rss = resident_bytes(suite)
     alone = workload(suite, clients=3, requests=18)
     stop = threading.Event()
@@ -340,8 +343,6 @@ def check_abuse(suite: Suite) -> dict:
                 for thread in burst:
                     thread.join()
                 stop.wait(1.0)
-
-    texts = [long_text(1_500, seed) for seed in range(8)]
 
     def embedding_bursts() -> None:
         with suite.http() as http:
