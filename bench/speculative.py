@@ -18,6 +18,7 @@ Usage:
   bench/speculative.py --draft-model DRAFT.gguf [--draft-max 3] [--model TARGET.gguf]
   bench/speculative.py --mtp [--draft-max 3] --model MODEL_WITH_NEXTN_LAYERS.gguf
   options: --fixed-draft (llmkit checks every drafted token, as llama-server; default: the planner's lengths),
+           --inexact-greedy (llmkit checks drafts longer than it computes exactly as one token),
            --pairs 2 (ABBA pairs of the tools), --runs 2 (runs per task and mode in each tool's turn),
            --max-tokens 256, --tasks editing,extraction (kinds or names), --json FILE
 """
@@ -41,6 +42,8 @@ def llmkit_run(args):
     command += ["--draft-max", str(args.draft_max)]
     if args.fixed_draft:
         command += ["--fixed-draft"]
+    if args.inexact_greedy:
+        command += ["--inexact-greedy"]
     if args.tasks:
         command += ["--tasks", args.tasks]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -121,6 +124,9 @@ def main():
     parser.add_argument("--draft-max", type=int)
     parser.add_argument("--fixed-draft", action="store_true",
                         help="llmkit checks every drafted token, as llama-server does (default: what pays)")
+    parser.add_argument("--inexact-greedy", action="store_true",
+                        help="llmkit checks drafts longer than it computes exactly as one token (as llama-server); "
+                             "default: greedy answers stay plain decoding's")
     parser.add_argument("--ngram", type=int, default=3, help="prompt lookup's n-gram length (llmkit's default)")
     parser.add_argument("--pairs", type=int, default=2)
     parser.add_argument("--runs", type=int, default=1)

@@ -3,8 +3,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -59,21 +58,19 @@ bool peer_of_socket(int fd, std::string & address, int & port) {
 }
 
 ConnectionGate::ConnectionGate(const GateLimits & limits, Serve serve) : limits(limits), serve(std::move(serve)) {
-    epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-    wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (epoll_fd < 0 || wake_fd < 0) throw std::runtime_error("cannot create the connection gate's epoll instance");
-    epoll_event event{};
-    event.events = EPOLLIN;
-    event.data.fd = wake_fd;
-    epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &event);
+    if (pipe(wake) != 0) throw std::runtime_error("cannot create the connection gate's wake-up pipe");
+    for (int end : wake) {
+        fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK);
+        fcntl(end, F_SETFD, FD_CLOEXEC);
+    }
     for (size_t i = 0; i < std::max<size_t>(limits.workers, 1); ++i) workers.emplace_back([this] { work(); });
     watcher = std::thread([this] { watch(); });
 }
 
 ConnectionGate::~ConnectionGate() {
     stop();
-    if (epoll_fd >= 0) close(epoll_fd);
-    if (wake_fd >= 0) close(wake_fd);
+    close(wake[0]);
+    close(wake[1]);
 }
 
 void ConnectionGate::admit(int fd) {
@@ -88,8 +85,7 @@ void ConnectionGate::admit(int fd) {
         close(fd);
         return;
     }
-    uint64_t one = 1;
-    (void)!write(wake_fd, &one, sizeof(one));
+    wake_up();
 }
 
 void ConnectionGate::give_back(ReadyConnection && connection) {
@@ -104,13 +100,12 @@ void ConnectionGate::give_back(ReadyConnection && connection) {
         close_gracefully(connection.fd);
         return;
     }
-    uint64_t one = 1;
-    (void)!write(wake_fd, &one, sizeof(one));
+    wake_up();
 }
 
-std::pair<size_t, size_t> ConnectionGate::counts() {
-    std::lock_guard<std::mutex> lock(queue_mutex);
-    return {ready.size(), answering};
+void ConnectionGate::wake_up() {
+    const char byte = 1;
+    (void)!write(wake[1], &byte, 1);
 }
 
 void ConnectionGate::stop() {
@@ -119,8 +114,7 @@ void ConnectionGate::stop() {
         if (stopping) return;
         stopping = true;
     }
-    uint64_t one = 1;
-    (void)!write(wake_fd, &one, sizeof(one));
+    wake_up();
     if (watcher.joinable()) watcher.join();
     {
         std::lock_guard<std::mutex> lock(queue_mutex);
@@ -139,25 +133,29 @@ RequestFraming * ConnectionGate::new_framing() {
 }
 
 void ConnectionGate::watch() {
-    std::vector<epoll_event> events(256);
+    // poll(2), which every platform has: the connections it watches are bounded (1024 by default).
+    std::vector<pollfd> watched;
     while (true) {
-        int count = epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), 100);
+        watched.clear();
+        watched.push_back(pollfd{wake[0], POLLIN, 0});
+        for (const auto & entry : connections) {
+            if (!entry.second.paused) watched.push_back(pollfd{entry.first, POLLIN, 0});
+        }
+        const int count = poll(watched.data(), static_cast<nfds_t>(watched.size()), 100);
         {
             std::lock_guard<std::mutex> lock(inbox_mutex);
             if (stopping) break;
         }
-        accept_pending();
-        for (int i = 0; i < count; ++i) {
-            int fd = events[i].data.fd;
-            if (fd == wake_fd) {
-                uint64_t value;
-                while (read(wake_fd, &value, sizeof(value)) > 0) {}
-                continue;
-            }
-            auto found = connections.find(fd);
-            if (found == connections.end()) continue;
-            if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) read_from(found->second);
+        if (count > 0 && watched[0].revents) {
+            char sink[256];
+            while (read(wake[0], sink, sizeof(sink)) > 0) {}
         }
+        for (size_t i = 1; count > 0 && i < watched.size(); ++i) {
+            if (!(watched[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            auto found = connections.find(watched[i].fd);       // closed or handed over meanwhile: gone
+            if (found != connections.end()) read_from(found->second);
+        }
+        accept_pending();
         expire(Clock::now());
         resume_paused();
     }
@@ -190,10 +188,6 @@ void ConnectionGate::accept_pending() {
         per_address[address] += 1;
         buffered += connection.bytes.size();
         auto & stored = connections.emplace(fd, std::move(connection)).first->second;
-        epoll_event event{};
-        event.events = EPOLLIN | EPOLLRDHUP;
-        event.data.fd = fd;
-        epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event);
         // Bytes that came with the previous request (pipelined) may hold the next one whole.
         if (!stored.bytes.empty()) {
             stored.receiving = true;
@@ -275,7 +269,6 @@ void ConnectionGate::read_from(Connection & connection) {
         }
         if (buffered > limits.max_buffered_bytes) {
             // Past the bound on bytes still arriving: this connection waits, unread, for room.
-            epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
             connection.paused = true;
             return;
         }
@@ -284,14 +277,7 @@ void ConnectionGate::read_from(Connection & connection) {
 
 void ConnectionGate::resume_paused() {
     if (buffered > limits.max_buffered_bytes / 2) return;
-    for (auto & entry : connections) {
-        if (!entry.second.paused) continue;
-        entry.second.paused = false;
-        epoll_event event{};
-        event.events = EPOLLIN | EPOLLRDHUP;
-        event.data.fd = entry.first;
-        epoll_ctl(epoll_fd, EPOLL_CTL_ADD, entry.first, &event);
-    }
+    for (auto & entry : connections) entry.second.paused = false;
 }
 
 void ConnectionGate::hand_over(int fd) {
@@ -299,7 +285,6 @@ void ConnectionGate::hand_over(int fd) {
     if (found == connections.end()) return;
     Connection connection = std::move(found->second);
     connections.erase(found);
-    if (!connection.paused) epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
     if (--per_address[connection.address] == 0) per_address.erase(connection.address);
     buffered -= connection.bytes.size();
     bool queued = false;
@@ -321,7 +306,6 @@ void ConnectionGate::hand_over(int fd) {
 void ConnectionGate::close_connection(int fd) {
     auto found = connections.find(fd);
     if (found == connections.end()) return;
-    if (!found->second.paused) epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, nullptr);
     if (--per_address[found->second.address] == 0) per_address.erase(found->second.address);
     buffered -= found->second.bytes.size();
     connections.erase(found);
@@ -354,7 +338,6 @@ void ConnectionGate::work() {
             if (ready.empty()) return;
             connection = std::move(ready.front());
             ready.pop_front();
-            answering += 1;
         }
         const bool last = connection.served + 1 >= std::max<size_t>(limits.keep_alive_max_requests, 1);
         bool keep = false;
@@ -364,10 +347,6 @@ void ConnectionGate::work() {
             keep = false;
         }
         connection.served += 1;
-        {
-            std::lock_guard<std::mutex> lock(queue_mutex);
-            answering -= 1;
-        }
         if (keep && !last) give_back(std::move(connection));
         else close_gracefully(connection.fd);
     }

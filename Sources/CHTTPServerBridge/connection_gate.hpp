@@ -4,7 +4,7 @@
 // cpp-httplib gives every accepted connection a worker thread at once, which then waits for the
 // request to arrive. A few hundred clients that connect and send nothing (or a byte a second)
 // then hold every worker, and every other request, /health included, waits for their timeouts.
-// Here one thread watches every connection with epoll instead, and reads each request whole
+// Here one thread watches every connection with poll instead, and reads each request whole
 // (head and body, see RequestFraming) before a worker sees it: a worker only ever answers a
 // request that is ready, so all of them stay in reserve for those.
 //
@@ -72,9 +72,6 @@ public:
     /// Closes every connection and waits for the workers to finish the requests they answer.
     void stop();
 
-    /// Connections open now, for tests and diagnostics: waiting (not answered) and answered.
-    std::pair<size_t, size_t> counts();
-
 private:
     struct Connection {
         int fd;
@@ -84,12 +81,13 @@ private:
         std::unique_ptr<RequestFraming> framing;
         size_t served = 0;
         bool receiving = false;                 // a request has begun to arrive
-        bool paused = false;                    // left out of epoll while the buffer bound is reached
+        bool paused = false;                    // not read while the buffer bound is reached
         std::chrono::steady_clock::time_point opened, started, idle_since;
         uint64_t order;                         // admission order: lower is older
     };
 
     void watch();
+    void wake_up();
     void accept_pending();
     void read_from(Connection & connection);
     void hand_over(int fd);
@@ -103,8 +101,7 @@ private:
 
     const GateLimits limits;
     const Serve serve;
-    int epoll_fd = -1;
-    int wake_fd = -1;
+    int wake[2] = {-1, -1};                     // a pipe that wakes the watcher for new work
 
     // Shared with the accepting thread and the workers.
     std::mutex inbox_mutex;
@@ -122,7 +119,6 @@ private:
     std::mutex queue_mutex;
     std::condition_variable queue_changed;
     std::deque<ReadyConnection> ready;
-    size_t answering = 0;
     bool draining = false;
 
     std::thread watcher;

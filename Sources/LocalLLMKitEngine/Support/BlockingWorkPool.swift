@@ -33,7 +33,8 @@ package final class BlockingWorkPool: @unchecked Sendable {
     private final class Job: @unchecked Sendable {
         let body: () -> Void
         let drop: () -> Void
-        var cancelled = false               // guarded by the pool's `condition`
+        /// Taken by a thread, or dropped: either way no longer the other's. Guarded by the pool's `condition`.
+        var claimed = false
         init(body: @escaping () -> Void, drop: @escaping () -> Void) {
             self.body = body
             self.drop = drop
@@ -102,8 +103,8 @@ package final class BlockingWorkPool: @unchecked Sendable {
     private func cancel(_ box: JobBox) {
         guard let job = box.job else { return }
         condition.lock()
-        let waiting = queue[next...].contains { $0 === job } && !job.cancelled
-        if waiting { job.cancelled = true }
+        let waiting = queue[next...].contains { $0 === job } && !job.claimed
+        if waiting { job.claimed = true }
         condition.unlock()
         if waiting { job.drop() }
     }
@@ -135,8 +136,8 @@ package final class BlockingWorkPool: @unchecked Sendable {
                 queue.removeAll(keepingCapacity: true)
                 next = 0
             }
-            guard !job.cancelled else { continue }
-            job.cancelled = true                 // started: a later cancellation drops nothing
+            guard !job.claimed else { continue }    // dropped by its cancellation
+            job.claimed = true                       // started: a later cancellation drops nothing
             busy += 1
             condition.unlock()
             job.body()
