@@ -17,6 +17,8 @@ final class ServedEntry: Sendable {
     private let residency: LoadedModels?
     /// What was read from the resident model last loaded for it (its chat template), while it is loaded.
     private let current = Mutex<ServedModel?>(nil)
+    /// The reading in progress, shared by the requests that arrive meanwhile, and the model it reads.
+    private let reading = Mutex<(task: Task<ServedModel, any Error>, model: LocalModel)?>(nil)
 
     /// An id for a model that stays loaded.
     init(id: String, model: LocalModel) throws {
@@ -44,7 +46,16 @@ final class ServedEntry: Sendable {
         guard let source, let residency else { throw APIError.server("model \(id) has no source") }
         let model = try await residency.model(at: source.url, configuration: source.configuration)
         if let held = current.withLock({ $0 }), held.model === model { return held }
-        let served = try ServedModel(id: id, model: model)
+        // Loading the chat template parses (and analyses) it in a template worker, which can take
+        // seconds: once for all the requests that arrive meanwhile, off Swift's shared pool.
+        let task = reading.withLock { reading in
+            if let pending = reading, pending.model === model { return pending.task }
+            let id = id
+            let task = Task { try await BlockingWorkPool.shared.run { try ServedModel(id: id, model: model) } }
+            reading = (task, model)
+            return task
+        }
+        let served = try await task.value
         current.withLock { $0 = served }
         return served
     }
@@ -56,6 +67,9 @@ final class ServedEntry: Sendable {
     func forget(_ model: LocalModel) {
         current.withLock { held in
             if held?.model === model { held = nil }
+        }
+        reading.withLock { pending in
+            if pending?.model === model { pending = nil }
         }
     }
 

@@ -111,20 +111,14 @@ extension ModelServer {
         var loads: [ServerMetrics.ModelLoad] = []
         for served in models.compactMap(\.loaded) {
             let model = served.model
-            let (waiting, busy, embedding) = await model.loadNumbers()
-            loads.append(.init(id: served.id, waiting: waiting, busy: busy, sequences: model.configuration.parallelSequences,
-                               embedding: embedding))
+            // Published by the model's thread: read without waiting for its current step.
+            let load = model.loadGauges.current
+            loads.append(.init(id: served.id, waiting: load.waiting, busy: load.busy, sequences: model.configuration.parallelSequences,
+                               embedding: (load.embeddingRunning, load.embeddingWaiting, load.embeddingUnits, load.embeddingTokens)))
         }
         let inFlight = requestsInFlight
         exchange.respond(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
                          headers: corsHeaders(for: exchange), body: metrics.exposition(models: loads, inFlight: inFlight))
         return 200
-    }
-}
-
-extension LocalModel {
-    /// Requests waiting, sequences busy and embedding work, read on the model's thread.
-    fileprivate func loadNumbers() -> (waiting: Int, busy: Int, embedding: (running: Int, waiting: Int, units: Int, tokens: Int)) {
-        (waitingRequestCount, busySequenceCount, embeddingLoad)
     }
 }

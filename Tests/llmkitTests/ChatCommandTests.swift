@@ -14,6 +14,12 @@ final class ScratchFolder {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     func path(_ name: String) -> String { url.appending(path: name).path }
+
+    /// An environment whose model library and Hugging Face and Ollama caches are in this folder,
+    /// over the real bootstrap cache (its default model and Gemma), with no `LLMKIT_MODEL`.
+    var libraryEnvironment: [String: String] {
+        ["LLMKIT_HOME": path("home"), "HF_HUB_CACHE": path("hf"), "OLLAMA_MODELS": path("ollama"), "LLMKIT_MODEL": ""]
+    }
 }
 
 enum Templates {

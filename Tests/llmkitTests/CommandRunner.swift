@@ -86,6 +86,23 @@ struct CommandRunner {
         return (process, PipeReader(outPipe, errPipe))
     }
 
+    /// Starts `llmkit serve --port 0 arguments…` and waits for its "listening on" line.
+    /// - Returns: the process, its output so far, and the base URL it announced.
+    static func startServing(_ arguments: [String]) throws -> (Process, PipeReader, URL) {
+        let (process, reader) = try launch(llmkit(), ["serve", "--port", "0"] + arguments, stdin: "")
+        let deadline = ContinuousClock.now + .seconds(120)
+        while process.isRunning, ContinuousClock.now < deadline {
+            let text = reader.standardErrorSoFar
+            if let range = text.range(of: "listening on "), let end = text[range.upperBound...].firstIndex(of: " "),
+               let url = URL(string: String(text[range.upperBound..<end])) {
+                return (process, reader, url)
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw Failure(description: "llmkit serve did not start: \(reader.standardErrorSoFar)")
+    }
+
     static func finish(_ process: Process, _ reader: PipeReader, deadline: ContinuousClock.Instant) -> Output {
         while process.isRunning {
             if ContinuousClock.now > deadline { process.terminate() }

@@ -8,18 +8,7 @@ import Testing
 struct DaemonCommandTests {
     /// Starts `llmkit serve` on a free port and waits for its "listening on" line.
     private func start(_ arguments: [String]) throws -> (Process, PipeReader, URL) {
-        let (process, reader) = try CommandRunner.launch(CommandRunner.llmkit(), ["serve", "--port", "0"] + arguments, stdin: "")
-        let deadline = ContinuousClock.now + .seconds(120)
-        while process.isRunning, ContinuousClock.now < deadline {
-            let text = reader.standardErrorSoFar
-            if let range = text.range(of: "listening on "), let end = text[range.upperBound...].firstIndex(of: " "),
-               let url = URL(string: String(text[range.upperBound..<end])) {
-                return (process, reader, url)
-            }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        kill(process.processIdentifier, SIGKILL)
-        throw CommandRunner.Failure(description: "llmkit serve did not start: \(reader.standardErrorSoFar)")
+        try CommandRunner.startServing(arguments)
     }
 
     private func stop(_ process: Process, _ reader: PipeReader) -> CommandRunner.Output {

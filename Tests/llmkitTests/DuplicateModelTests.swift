@@ -13,9 +13,7 @@ struct DuplicateModelTests {
 
     init() throws {
         library = try ScratchLibrary()
-        served = library.url("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        server = try DownloadServer(serving: served)
+        (served, server) = try library.downloadServer()
     }
 
     func object(_ text: String) throws -> [String: Any] {

@@ -12,6 +12,13 @@ struct ScratchLibrary {
                        "OLLAMA_MODELS": scratch.path("ollama"), "LLMKIT_CACHE": scratch.path("cache")]
     }
 
+    /// A folder of this scratch area that a real HTTP server on 127.0.0.1 serves, for pulls.
+    func downloadServer() throws -> (folder: URL, server: DownloadServer) {
+        let folder = url("served")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return (folder, try DownloadServer(serving: folder))
+    }
+
     /// The library's folder.
     var root: URL { scratch.url.appending(path: "home/models") }
     /// Its partial downloads' folder.

@@ -12,8 +12,7 @@ struct ModelShadowingTests {
 
     init() throws {
         scratch = try ScratchFolder()
-        environment = ["LLMKIT_HOME": scratch.path("home"), "HF_HUB_CACHE": scratch.path("hf"),
-                       "OLLAMA_MODELS": scratch.path("ollama"), "LLMKIT_MODEL": ""]
+        environment = scratch.libraryEnvironment
     }
 
     func llmkit(_ arguments: [String]) throws -> CommandRunner.Output {

@@ -15,9 +15,7 @@ struct PullCredentialTests {
 
     init() throws {
         library = try ScratchLibrary()
-        served = library.url("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        server = try DownloadServer(serving: served)
+        (served, server) = try library.downloadServer()
         try server.control("/control/auth/u/secret")
     }
 

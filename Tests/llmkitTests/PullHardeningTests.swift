@@ -12,9 +12,7 @@ struct PullHardeningTests {
 
     init() throws {
         library = try ScratchLibrary()
-        served = library.url("served")
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        server = try DownloadServer(serving: served)
+        (served, server) = try library.downloadServer()
     }
 
     /// A port on 127.0.0.1 that nothing listens on.

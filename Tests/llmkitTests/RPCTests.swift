@@ -149,7 +149,8 @@ struct RPCTests {
         let taken = try CommandRunner.llmkit(["rpc-server", "--port", String(server.port)])
         #expect(taken.status == 1 && taken.stderr.contains("cannot listen"))
         let notIPv4 = try CommandRunner.llmkit(["rpc-server", "--host", "::1"])
-        #expect(notIPv4.status == 1 && notIPv4.stderr.contains("not an IPv4 address"))
+        #expect(notIPv4.status == 1 && notIPv4.stderr.contains("'::1' is an IPv6 address, and ggml-rpc's server binds IPv4 only"),
+                "\(notIPv4.stderr)")
         #expect(try CommandRunner.llmkit(["rpc-server", "--port", "70000"]).status == 2)
     }
 
@@ -172,9 +173,11 @@ struct RPCTests {
         #expect {
             try RPCDeviceServer(host: "not-an-address", port: try RPCServerProcess.freePort()).run()
         } throws: { error in
-            guard case RPCDeviceServer.Error.failed(let reason) = error else { return false }
+            guard case RPCDeviceServer.Error.invalidOption("host", let reason) = error else { return false }
             return reason.contains("not an IPv4 address")
         }
         #expect(RPCDeviceServer(host: "0.0.0.0").isExposed && !RPCDeviceServer().isExposed)
+        // Loopback is loopback in every spelling (Daemon #11: ::1 was called "not loopback").
+        #expect(!RPCDeviceServer(host: "127.0.0.2").isExposed && !RPCDeviceServer(host: "::1").isExposed)
     }
 }

@@ -12,7 +12,7 @@ import Darwin
 /// would show a domain and a number ("The operation could not be completed. (NSURLErrorDomain
 /// error -1004.)").
 package enum SystemErrorText {
-    /// One phrase for `error`: the system's reason for a file error ("no space left on device"),
+    /// One phrase for `error`: the system's reason for a file error ("No space left on device"),
     /// what happened to a connection ("the connection was refused"), else the error's own text.
     package static func describe(_ error: any Error) -> String {
         if let localized = error as? LocalizedError, !(error is URLError), !(error is CocoaError),
@@ -24,7 +24,7 @@ package enum SystemErrorText {
         while let underlying = current.userInfo[NSUnderlyingErrorKey] as? NSError { current = underlying }
         switch current.domain {
         case NSPOSIXErrorDomain:
-            return String(cString: strerror(Int32(current.code))).lowercased()
+            return String(cString: strerror(Int32(current.code)))
         case NSURLErrorDomain:
             if let code = Optional(URLError.Code(rawValue: current.code)).flatMap({ $0 }), let phrase = phrase(for: code) { return phrase }
         case NSCocoaErrorDomain:

@@ -66,6 +66,7 @@ extension LocalModel {
                 let unit = clock.now - decodeStart
                 decoding += unit
                 embeddingTurns.count(unit: job.decodedTokens - before)
+                publishEmbeddingLoad()
                 // The model's generation steps (queued meanwhile) run before the next unit: each
                 // yield lets one step run, and a unit that took longer than half a step waits for
                 // as many steps as keep embedding to a third of the thread.
@@ -115,13 +116,16 @@ extension LocalModel {
     /// Waits for this request's turn to embed (see ``EmbeddingTurns``).
     /// - Throws: ``LocalModel/Error/busy(queuedRequests:)`` when the queue is full, or `CancellationError`.
     private func takeEmbeddingTurn() async throws {
-        guard let ticket = embeddingTurns.take() else { return }
+        guard let ticket = embeddingTurns.take() else {
+            publishEmbeddingLoad()
+            return
+        }
         let queued = (existingScheduler?.queuedCount ?? 0) + embeddingTurns.waitingCount
         if queued >= configuration.maximumQueuedRequests { throw LocalModel.Error.busy(queuedRequests: queued) }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Swift.Error>) in
                 embeddingTurns.wait(ticket, continuation)
-                existingScheduler?.otherQueued = embeddingTurns.waitingCount
+                publishEmbeddingLoad()
             }
         } onCancel: {
             Task { await self.withdrawEmbeddingTurn(ticket) }
@@ -130,13 +134,13 @@ extension LocalModel {
 
     private func withdrawEmbeddingTurn(_ ticket: UInt64) {
         guard let waiter = embeddingTurns.withdraw(ticket) else { return }
-        existingScheduler?.otherQueued = embeddingTurns.waitingCount
+        publishEmbeddingLoad()
         waiter.resume(throwing: CancellationError())
     }
 
     private func finishEmbeddingTurn() {
         let next = embeddingTurns.finish()
-        existingScheduler?.otherQueued = embeddingTurns.waitingCount
+        publishEmbeddingLoad()
         next?.resume()
     }
 

@@ -62,6 +62,8 @@ public actor LocalModel {
     /// Generation requests running or on their way to the model's thread: read by embedding
     /// work, which gives way to them, while it holds that thread.
     package nonisolated let generationsInFlight = Atomic<Int>(0)
+    /// The load as other threads read it without waiting for the model's thread (`/metrics`).
+    package nonisolated let loadGauges = LoadGauges()
 
     /// The executor that runs this model's work on its own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -261,6 +263,7 @@ public actor LocalModel {
                                        queueLimit: configuration.maximumQueuedRequests,
                                        defersText: effectiveConfiguration.defersTextWorkInEffect,
                                        speculator: try makeSpeculator(for: context))
+        scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
         if let speculator = scheduler.speculator, effectiveConfiguration.computesOnCPUOnly,
            effectiveConfiguration.speculation.preservesGreedyOutput {
@@ -333,6 +336,23 @@ public actor LocalModel {
     /// decoded for embeddings since the model was loaded.
     package var embeddingLoad: (running: Int, waiting: Int, units: Int, tokens: Int) {
         (embeddingTurns.isRunning ? 1 : 0, embeddingTurns.waitingCount, embeddingTurns.decodedUnits, embeddingTurns.decodedTokens)
+    }
+
+    /// Publishes the embedding turns to ``loadGauges`` (and their waiting requests to the
+    /// scheduler's queue, which publishes its own numbers).
+    func publishEmbeddingLoad() {
+        let load = embeddingLoad
+        if let batchScheduler {
+            batchScheduler.otherQueued = load.waiting
+        } else {
+            loadGauges.update { $0.waiting = load.waiting }
+        }
+        loadGauges.update { values in
+            values.embeddingRunning = load.running
+            values.embeddingWaiting = load.waiting
+            values.embeddingUnits = load.units
+            values.embeddingTokens = load.tokens
+        }
     }
 
     /// The scheduler, when generation has started.

@@ -54,7 +54,11 @@ package final class BatchScheduler: @unchecked Sendable {
     private var lastGenerationStepEnd: ContinuousClock.Instant?
     /// Requests of the model's other work (embeddings) waiting their turn: they count against the
     /// same queue bound as generation requests.
-    package var otherQueued = 0
+    package var otherQueued = 0 {
+        didSet { publishLoad() }
+    }
+    /// Where the scheduler publishes its load after each change (see ``LoadGauges``).
+    package var gauges: LoadGauges?
     /// With speculation on the CPU: the most rows a verification batch may have for a greedy
     /// request generating alone to draw exactly what plain decoding draws
     /// (``InferenceContext/exactBatchRows(probing:sequence:upTo:)``); nil: no bound.
@@ -96,6 +100,7 @@ package final class BatchScheduler: @unchecked Sendable {
         let queued = queuedCount + otherQueued
         if queued >= queueLimit { throw LocalModel.Error.busy(queuedRequests: queued) }
         waiting.append(Waiting(request: request, submitted: ContinuousClock.now, completion: completion))
+        publishLoad()
         scheduleStep()
     }
 
@@ -103,6 +108,15 @@ package final class BatchScheduler: @unchecked Sendable {
         guard !isStepScheduled else { return }
         isStepScheduled = true
         executor.schedule { [self] in step() }
+    }
+
+    /// Publishes the requests waiting (with ``otherQueued``) and the sequences busy.
+    private func publishLoad() {
+        let waitingCount = waiting.count + otherQueued, busy = activeCount
+        gauges?.update { values in
+            values.waiting = waitingCount
+            values.busy = busy
+        }
     }
 
     /// Starts measuring where the time of generation steps goes (see ``StepTimes``), from zero.
@@ -169,6 +183,7 @@ package final class BatchScheduler: @unchecked Sendable {
             }
         }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
+        publishLoad()
         if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && !entries.isEmpty) }
     }
 

@@ -7,11 +7,17 @@ import LocalLLMKit
 struct RequestBody: Sendable {
     let fields: [(String, OrderedJSON)]
 
-    /// Parses a request's body on the ``BlockingWorkPool``: an 8 MiB body takes a while, which
-    /// must not hold a thread of Swift's shared pool (nor run at the models' priority).
+    /// Parses a request's body: a large one on the ``BlockingWorkPool`` (an 8 MiB body takes a
+    /// while, which must not hold a thread of Swift's shared pool, nor run at the models'
+    /// priority), a small one here, at once (the pool's low priority would make it wait behind
+    /// heavy work it does not need to share).
     static func parse(_ data: Data) async throws -> RequestBody {
-        try await BlockingWorkPool.shared.run { try RequestBody(data) }
+        if data.count <= inlineBytes { return try RequestBody(data) }
+        return try await BlockingWorkPool.shared.run { try RequestBody(data) }
     }
+
+    /// The largest body parsed without the pool: a millisecond's work.
+    static let inlineBytes = 64 << 10
 
     /// Parses a body: valid UTF-8, JSON (nesting bounded), an object.
     init(_ data: Data) throws(APIError) {
