@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""Turns every ```swift block of README.md and of the `///` doc comments of
-Sources/LocalLLMKitEngine, Sources/LocalLLMKit, Sources/LocalLLMKitTools and Sources/LocalLLMKitServer into one consumer package, so that a single
-`swift build` type-checks them all (scripts/check-dependent-package builds and runs it).
+"""Turns every ```swift block of README.md, of the guides in docs/ (docs/*.md) and of the `///`
+doc comments of Sources/LocalLLMKitEngine, Sources/LocalLLMKit, Sources/LocalLLMKitTools and
+Sources/LocalLLMKitServer into one consumer package, so that a single `swift build` type-checks
+them all (scripts/check-dependent-package builds and runs it).
 
-Conventions (README.md, "Testing"):
+Conventions (docs/testing.md, "Testing"):
 
 - A block after `<!-- example:NAME -->` is a complete program: it becomes the executable
   target NAME, which is built and run (it must exit with status 0). `<!-- example:NAME
-  build-only -->` marks one that needs a network or a model the bootstrap does not install:
-  it is built, not run. A block with an `import` line must carry such a marker.
-- A block after `<!-- snippet:manifest -->` is a Package.swift fragment: its `.package(...)`
+  build-only -->` marks one that needs a network or a model that neither bootstrap script
+  installs: it is built, not run. A block with an `import` line must carry such a marker.
+  Example names are unique across README.md and the guides.
+- A block after `<!-- snippet:manifest -->` (exactly one, in README.md) is a Package.swift
+  fragment: its `.package(...)`
   lines become the consumer's dependencies (with the URL replaced by the local clone) and its
   `.product(...)` lines the dependencies of every target, so the consumer's own manifest
   checks it.
@@ -21,7 +24,7 @@ Conventions (README.md, "Testing"):
   `Letter`.
 
 Diagnostics point at the documentation itself: each block is wrapped in `#sourceLocation`,
-so an error reads `README.md:123:5: error: ...`.
+so an error reads `README.md:123:5: error: ...` or `docs/chat.md:40:9: error: ...`.
 """
 
 import argparse
@@ -39,6 +42,7 @@ FRAGMENT_CONTEXT = [
 ]
 
 IMPORTS = ["Foundation", "LocalLLMKit", "LocalLLMKitTools", "LocalLLMKitServer"]
+DOC_GUIDES_DIR = "docs"            # every docs/*.md guide (not its subfolders)
 DOC_SOURCE_DIRS = ["Sources/LocalLLMKitEngine", "Sources/LocalLLMKit", "Sources/LocalLLMKitTools", "Sources/LocalLLMKitServer"]
 
 MARKER = re.compile(r"^\s*<!--\s*(example|snippet):(\S+)((?:\s+[\w-]+)*)\s*-->\s*$")
@@ -130,10 +134,21 @@ def doc_comment_text(line):
     return text[1:] if text.startswith(" ") else text
 
 
+def markdown_files(root):
+    """README.md, then the guides docs/*.md in name order, as paths relative to `root`."""
+    files = ["README.md"]
+    guides = os.path.join(root, DOC_GUIDES_DIR)
+    if os.path.isdir(guides):
+        files += [f"{DOC_GUIDES_DIR}/{name}" for name in sorted(os.listdir(guides))
+                  if name.endswith(".md") and os.path.isfile(os.path.join(guides, name))]
+    return files
+
+
 def collect(root):
-    readme = os.path.join(root, "README.md")
-    with open(readme, encoding="utf-8") as file:
-        blocks = extract("README.md", file.read().split("\n"), lambda line: line)
+    blocks = []
+    for path in markdown_files(root):
+        with open(os.path.join(root, path), encoding="utf-8") as file:
+            blocks.extend(extract(path, file.read().split("\n"), lambda line: line))
     for directory in DOC_SOURCE_DIRS:
         for folder, subfolders, files in os.walk(os.path.join(root, directory)):
             subfolders.sort()
@@ -249,11 +264,16 @@ def generate(root, out, package_url):
         for block in examples:
             mode = "build-only" if "build-only" in block.flags else "run"
             file.write(f"{block.name} {mode} {block.location}\n")
-    readme_fragments = sum(1 for block in fragments if block.path == "README.md")
     running = sum(1 for block in examples if "build-only" not in block.flags)
-    return (f"{len(blocks)} swift blocks: README.md {len(blocks) - len(fragments) + readme_fragments} "
-            f"({len(examples)} examples, {running} of them run; {readme_fragments} fragments; 1 manifest), "
-            f"doc comments {len(fragments) - readme_fragments} fragments")
+    per_file = []
+    for path in markdown_files(root):
+        found = [block for block in blocks if block.path == path]
+        if found:
+            per_file.append(f"{path} {len(found)}")
+    comment_fragments = sum(1 for block in fragments if not block.path.endswith(".md"))
+    return (f"{len(blocks)} swift blocks ({len(examples)} examples, {running} of them run; "
+            f"{len(fragments)} fragments; 1 manifest): " + ", ".join(per_file)
+            + f", doc comments {comment_fragments}")
 
 
 DIAGNOSTIC = re.compile(r"^(.+?):(\d+):(\d+): (error|warning|note|remark): ")
