@@ -17,7 +17,7 @@ import Foundation
 ///
 /// An adapter over Apple's FoundationModels would implement these four requirements with a
 /// `LanguageModelSession` (instructions, examples as transcript entries, tools), mapping its
-/// availability to ``BackendAvailability``; see the README.
+/// availability to ``BackendAvailability``; see docs/serving.md.
 public protocol ModelBackend: Sendable {
     /// A short name for reports, e.g. `local smollm2-135m-instruct` or `remote http://127.0.0.1:8080/v1`.
     var name: String { get }

@@ -1,8 +1,8 @@
 /// The JSON Schema keywords LocalLLMKit enforces, by the kind of value they constrain.
 ///
 /// Every other keyword is rejected with ``OutputFormat/Error/invalidSchema(property:reason:)``
-/// naming it, so that a schema never constrains less than it says. README's
-/// "Structured output" section lists the same set.
+/// naming it, so that a schema never constrains less than it says. docs/structured-output.md
+/// ("JSON Schema keywords") lists the same set.
 enum SchemaKeywords {
     /// Keywords that only annotate; they need no rule.
     static let annotations: Set<String> = [
