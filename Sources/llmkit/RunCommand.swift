@@ -35,10 +35,12 @@ enum RunCommand {
         valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions).union(["--prompt", "--prompt-file"]),
         flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats", "--fit"]),
         repeatableOptions: ["--stop"],
-        maximumPositionals: 1
+        maximumPositionals: 2
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        var arguments = arguments
+        if arguments.positionals.count == 2 { try await takeModelArgument(&arguments) }
         let prompt = try readPrompt(arguments)
         let request = try GenerationFlags.request(arguments)
         let raw = arguments.has("--raw")
@@ -102,6 +104,29 @@ enum RunCommand {
                          model: conversation.model, toolCalls: response.toolInvocations.map(ToolCallReport.init))
     }
 
+    /// `llmkit run MODEL PROMPT`, Ollama's order: the first of two arguments becomes `--model`
+    /// when it names a model that `--model` finds (a library id or name, a catalog id, a cache
+    /// model, or a GGUF file that exists).
+    /// - Throws: ``UsageError`` (`did you mean -m MODEL?`) when it names none, or when `--model`
+    ///   is given too; the runtime error of a catalog model that is not downloaded.
+    private static func takeModelArgument(_ arguments: inout ParsedArguments) async throws {
+        let name = arguments.positionals[0]
+        guard arguments.value("--model") == nil else {
+            throw UsageError(message: "unexpected argument '\(TerminalText.escaped(arguments.positionals[1]))': --model names the "
+                             + "model, and run takes one PROMPT (quote a prompt of several words)")
+        }
+        let problem = " and run takes one PROMPT (quote a prompt of several words); did you mean -m MODEL?"
+        do {
+            if case .file(let url) = try await ModelOptions.target(name), !FileManager.default.fileExists(atPath: url.path) {
+                throw UsageError(message: "'\(TerminalText.escaped(name))' is no model file (it does not exist)," + problem)
+            }
+        } catch let error as ModelNameError {
+            let nearest = error.nearest.isEmpty ? "" : " (nearest: \(error.nearest.joined(separator: ", ")))"
+            throw UsageError(message: "'\(TerminalText.escaped(name))' is no model that --model finds\(nearest)," + problem)
+        }
+        arguments.moveFirstPositional(to: "--model")
+    }
+
     /// The prompt: PROMPT, `--prompt`, `--prompt-file` (at most one of them), else stdin.
     private static func readPrompt(_ arguments: ParsedArguments) throws -> String {
         let sources = [arguments.positionals.isEmpty ? nil : "PROMPT", arguments.value("--prompt").map { _ in "--prompt" },
@@ -114,8 +139,13 @@ enum RunCommand {
             return try GenerationFlags.readFile(path, option: "--prompt-file")
         }
         if let prompt = arguments.positionals.first, prompt != "-" { return prompt }
-        if arguments.positionals.first == "-" || arguments.value("--prompt-file") == "-" || !Console.inputIsTerminal {
+        let asked = arguments.positionals.first == "-" || arguments.value("--prompt-file") == "-"
+        if asked || !Console.inputIsTerminal {
             let data = FileHandle.standardInput.readDataToEndOfFile()
+            // Nothing asked for stdin, and it is empty: the prompt is missing, as on a terminal.
+            if !asked && data.isEmpty {
+                throw UsageError(message: "missing PROMPT: standard input is empty (give PROMPT, -p TEXT or -f FILE)")
+            }
             return String(decoding: data, as: UTF8.self)
         }
         throw UsageError(message: "missing PROMPT")
