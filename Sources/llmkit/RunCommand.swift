@@ -5,26 +5,44 @@ import LocalLLMKit
 enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
-        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json | --stream-json] PROMPT | -p PROMPT | -f FILE",
+        usage: "usage: llmkit run [-m MODEL] [-n N] [--temperature T] [-sys TEXT] [options] PROMPT | -p PROMPT | -f FILE"
+            + "   (or llmkit run MODEL PROMPT)",
         help: """
-        Generate an answer to PROMPT and stream it to stdout.
+        Generate an answer to PROMPT and stream it to stdout. `llmkit run MODEL PROMPT` (Ollama's
+        order) works too, when MODEL is a model that --model finds.
 
-        \(ModelOptions.help)
-        \(SpeculationFlags.help)
+        \(ModelOptions.modelHelp)
+          PROMPT                   the prompt; '-' (or nothing, with piped input) reads stdin
           -p, --prompt TEXT        the prompt, instead of the PROMPT argument
           -f, --prompt-file FILE   read the prompt from FILE ('-' reads stdin); also --file
+        \(GenerationFlags.everydayHelp)
+          -h, --help               show this help
+
+        output:
               --raw                feed PROMPT as plain text (no chat template); print only the generated text
-        \(GenerationFlags.chatHelp)
-        \(GenerationFlags.samplingHelp)
               --json               print one JSON object at the end instead of streaming; it always
-                                   has the same keys, null when empty
+                                   has the same keys, null when empty; also --format json
               --stream-json        stream one compact JSON object per line: {"type": "text"|"thinking"|
                                    "snapshot"|"tool_call"|"tool_result", …}, then the --json report
                                    with "type": "done"
               --stats              print timing figures to stderr at the end
-          -h, --help               show this help
 
-        PROMPT may be '-' (or left out with piped input) to read it from stdin.
+        sampling:
+        \(GenerationFlags.samplingHelp)
+
+        chat template, thinking and tools:
+        \(GenerationFlags.chatHelp)
+
+        structured output:
+        \(GenerationFlags.structuredHelp)
+
+        loading the model:
+        \(ModelOptions.loadingHelp)
+
+        speculative decoding:
+        \(SpeculationFlags.help)
+
+        With piped input and no PROMPT, stdin is the prompt; an empty stdin is a usage error.
         With --schema, --json-schema or --grammar, an answer cut off by --max-tokens exits 1
         ("incomplete JSON: token limit reached"), never printing invalid JSON as a success.
         llama.cpp's spellings work too: -p, -f, -n/--n-predict, --temp, -r/--reverse-prompt,
@@ -56,7 +74,7 @@ enum RunCommand {
         if raw {
             report = try await complete(prompt, model: model, request: request, json: json, streamsJSON: streamsJSON)
         } else {
-            let conversation = try GenerationFlags.conversation(arguments, model: model)
+            let conversation = try await GenerationFlags.conversation(arguments, model: model)
             report = try await respond(prompt, in: conversation, request: request, arguments: arguments)
         }
         if json {
@@ -69,6 +87,11 @@ enum RunCommand {
             Console.err(report.statisticsLine)
         }
         if InterruptHandler.shared.wasInterrupted { return .interrupted }
+        if raw && report.text.isEmpty {
+            // Never a silent success with no output: say why nothing came.
+            Console.message("llmkit run: note: the model generated nothing (stop: \(report.stopReason) after "
+                            + "\(report.generatedTokens) tokens); --raw continues the text as it is, without the chat template")
+        }
         if request.format != .text, report.stopReason == StopReason.maximumTokens.rawValue {
             let kind: String
             if case .grammar = request.format { kind = "output" } else { kind = "JSON" }
