@@ -57,6 +57,12 @@ extension ModelServer {
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.textCompletion(exchange) }
         case "/v1/embeddings":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.embeddings(exchange) }
+        case "/v1/models/unload":
+            // POST unloads (llmkit stop); GET still shows a model whose id is `unload`.
+            return Route(methods: ["GET", "POST"], needsKey: true) { server, exchange in
+                if exchange.method == "POST" { return await server.unloadModel(exchange) }
+                return server.showModel(exchange, path: path)
+            }
         case _ where path.hasPrefix("/v1/models/"):
             return Route(methods: ["GET"], needsKey: true) { server, exchange in server.showModel(exchange, path: path) }
         default: return nil

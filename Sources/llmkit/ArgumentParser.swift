@@ -56,7 +56,19 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             name = aliases[name] ?? name
-            if spec.flagOptions.contains(name) {
+            if name == "--format", spec.flagOptions.contains("--json") {
+                // Ollama's spelling of the JSON mode: `--format json` is `--json`.
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else {
+                    guard index < arguments.count else { throw UsageError(message: "--format needs a value (json)") }
+                    value = arguments[index]
+                    index += 1
+                }
+                guard value == "json" else { throw UsageError(message: "--format takes json (the same as --json), not '\(value)'") }
+                flags.insert("--json")
+            } else if spec.flagOptions.contains(name) {
                 if inlineValue != nil { throw UsageError(message: "\(name) takes no value") }
                 flags.insert(name)
             } else if spec.valueOptions.contains(name) {
@@ -74,6 +86,7 @@ struct ParsedArguments {
                 values[name, default: []].append(value)
             } else {
                 let known = spec.valueOptions.union(spec.flagOptions).union(aliases.keys).union(["--help"])
+                    .union(spec.flagOptions.contains("--json") ? ["--format"] : [])
                 let hint = Suggestion.nearest(to: name, in: known).map { "; did you mean '\($0)'?" } ?? ""
                 throw UsageError(message: "unknown option \(name) for '\(spec.name)'\(hint)")
             }
@@ -81,6 +94,13 @@ struct ParsedArguments {
         if positionals.count > spec.maximumPositionals {
             throw UsageError(message: "unexpected argument '\(positionals[spec.maximumPositionals])'")
         }
+    }
+
+    /// Moves the first positional argument to the value of `option`, as if it had been given as
+    /// `option VALUE` (`llmkit run MODEL PROMPT` is `llmkit run --model MODEL PROMPT`).
+    mutating func moveFirstPositional(to option: String) {
+        guard !positionals.isEmpty else { return }
+        values[option, default: []].append(positionals.removeFirst())
     }
 
     /// Whether a flag was given.

@@ -61,6 +61,8 @@ enum BenchCommand {
           -v, --verbose           show llama.cpp's log on stderr
           -h, --help              show this help
 
+        On a terminal, stderr shows which test runs (as llama-bench --progress does); a pipe gets the
+        results alone.
         Here -p, -n and -r keep llama-bench's meanings (not run's --prompt, --max-tokens, --stop);
         --ctx-size, --n-gpu-layers and --n-predict (= --max-tokens) are accepted as in llama.cpp.
         """,
@@ -118,7 +120,11 @@ enum BenchCommand {
         let table = BenchTable(model: model)
         if !json { Console.out(table.header) }
         var reports: [BenchReport] = []
-        for test in tests {
+        for (number, test) in tests.enumerated() {
+            // llama-bench --progress: which test runs now, on a terminal only (a pipe gets the table alone).
+            if Console.errorIsTerminal {
+                Console.err("llmkit bench: test \(number + 1)/\(tests.count): \(test.description) (a warm-up run, then \(repetitions) timed)\n")
+            }
             let measurement = try await model.measureThroughput(test, repetitions: repetitions)
             if json {
                 reports.append(BenchReport(measurement: measurement, model: model))

@@ -14,6 +14,10 @@ enum CatalogListing {
         let origin: String
         let recommendedMemoryBytes: Int64
         let followsInstructions: Bool
+        /// Whether its own chat template can call tools (`--tools`).
+        let callsTools: Bool
+        /// Whether it only embeds text (`llmkit embed`).
+        let embeddingModel: Bool
         /// The installed file, or nil when it is not downloaded.
         let installedPath: String?
         /// Whether `llmkit pull ID` can fetch it.
@@ -31,13 +35,15 @@ enum CatalogListing {
             try container.encode(origin, forKey: .origin)
             try container.encode(recommendedMemoryBytes, forKey: .recommendedMemoryBytes)
             try container.encode(followsInstructions, forKey: .followsInstructions)
+            try container.encode(callsTools, forKey: .callsTools)
+            try container.encode(embeddingModel, forKey: .embeddingModel)
             try container.encode(installedPath, forKey: .installedPath)
             try container.encode(downloadable, forKey: .downloadable)
             try container.encode(recommended, forKey: .recommended)
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, name, bytes, sha256, license, origin, recommendedMemoryBytes, followsInstructions
+            case id, name, bytes, sha256, license, origin, recommendedMemoryBytes, followsInstructions, callsTools, embeddingModel
             case installedPath, downloadable, recommended
         }
     }
@@ -49,7 +55,8 @@ enum CatalogListing {
         for entry in ModelCatalog.all {
             rows.append(Row(id: entry.id, name: entry.displayName, bytes: entry.bytes, sha256: entry.sha256,
                             license: entry.license, origin: entry.origin, recommendedMemoryBytes: entry.recommendedMemoryBytes,
-                            followsInstructions: entry.followsInstructions,
+                            followsInstructions: entry.followsInstructions, callsTools: entry.callsTools,
+                            embeddingModel: entry.isEmbeddingModel,
                             installedPath: try await library.installed(entry)?.url.path, downloadable: !entry.urls.isEmpty,
                             recommended: entry.id == recommendation?.id))
         }
@@ -62,7 +69,7 @@ enum CatalogListing {
             let status = row.installedPath != nil ? "installed" : row.downloadable ? "llmkit pull \(row.id)" : "scripts/bootstrap"
             table.append([row.id + (row.recommended ? " *" : ""), ByteCount.format(row.bytes),
                           ByteCount.format(row.recommendedMemoryBytes), status,
-                          row.license + (row.followsInstructions ? "" : " (base model)")])
+                          row.license + (row.embeddingModel ? " (embeddings)" : row.followsInstructions ? "" : " (base model)")])
         }
         let widths = (0..<4).map { column in table.map { $0[column].count }.max() ?? 0 }
         for row in table {

@@ -5,7 +5,7 @@ import LocalLLMKit
 enum ChatCommand {
     static let spec = CommandSpec(
         name: "chat",
-        usage: "usage: llmkit chat [--model PATH] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--seed S] [--threads N] [--context N] [--json] [--stats]",
+        usage: "usage: llmkit chat [-m MODEL] [-n N] [--temperature T] [-sys TEXT] [options]",
         help: """
         Talk with a model. On a terminal it is interactive: lines can be edited (arrow keys,
         Emacs keys, libedit's ~/.editrc), Up and Down recall earlier lines, and the history is
@@ -19,10 +19,26 @@ enum ChatCommand {
         A line that is exactly \"\"\" starts a multi-line message, on a terminal or from a pipe:
         the lines up to the next \"\"\" line are sent as one message.
 
-        \(ModelOptions.help)
-        \(SpeculationFlags.help)
-        \(GenerationFlags.chatHelp)
+        \(ModelOptions.modelHelp)
+        \(GenerationFlags.everydayHelp)
+          -h, --help               show this help
+
+        sampling:
         \(GenerationFlags.samplingHelp)
+
+        chat template, thinking and tools:
+        \(GenerationFlags.chatHelp)
+
+        structured output:
+        \(GenerationFlags.structuredHelp)
+
+        loading the model:
+        \(ModelOptions.loadingHelp)
+
+        speculative decoding:
+        \(SpeculationFlags.help)
+
+        output:
               --json               one line of JSON per turn on stdout instead of the answer:
                                    {"prompt", "stop_reason", "stop_sequence", "text", "thinking",
                                    "tool_calls", "turn"}; every line has every key, null when a
@@ -30,7 +46,6 @@ enum ChatCommand {
                                    "error", "id", "name", "output"} ([] when none)
               --stats              one JSON line per turn on stderr: {"turn", "prompt_tokens",
                                    "evaluated_tokens", "generated_tokens", "drafted_tokens", "time_to_first_token_ms", …}
-          -h, --help               show this help
 
         \(commandHelp)
         """,
@@ -43,7 +58,7 @@ enum ChatCommand {
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let request = try GenerationFlags.request(arguments)
         let model = try await ModelOptions.load(arguments)
-        let conversation = try GenerationFlags.conversation(arguments, model: model)
+        let conversation = try await GenerationFlags.conversation(arguments, model: model)
         let input = Console.inputIsTerminal ? ChatInput.terminal(historyFile: DataFolder.chatHistory()) : ChatInput.pipe()
         // On a terminal, Ctrl-C stops one answer (see `answer`); from a pipe it ends the command.
         let printer = ChatPrinter(json: arguments.has("--json"), showThinking: arguments.has("--show-thinking"),

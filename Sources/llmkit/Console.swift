@@ -60,6 +60,9 @@ enum Console {
     /// Whether standard output is a terminal.
     static let outputIsTerminal = isatty(STDOUT_FILENO) == 1
 
+    /// Whether standard error is a terminal (progress lines are shown only there).
+    static let errorIsTerminal = isatty(STDERR_FILENO) == 1
+
     private static func write(_ text: String, to handle: FileHandle) {
         do {
             try handle.write(contentsOf: Data(text.utf8))

@@ -27,8 +27,12 @@ enum ErrorWording {
         case LocalModel.Error.responseLengthExceedsContext(let maximumTokens, let contextLength):
             return "--max-tokens \(maximumTokens) leaves no room for the prompt: the context holds \(contextLength) "
                 + "tokens in all (prompt and answer); lower --max-tokens or raise --context"
+        case LocalModel.Error.promptTooLong:
+            return error.localizedDescription + " (raise --context, or lower --max-tokens)"
         case LocalModel.Error.invalidOption(let name, let reason), Conversation.Error.invalidConfiguration(let name, let reason):
             return "invalid value for \(flags[name] ?? name): \(reason)"
+        case LocalModel.EmbeddingError.inputTooLong(let index, let tokenCount, let limit):
+            return "text \(index) has \(tokenCount) tokens, but the model embeds at most \(limit); --truncate cuts such texts to fit"
         case ModelLibrary.Error.notDownloaded(let id):
             return error.localizedDescription + " (llmkit pull \(id))"
         case ModelLibrary.Error.noDefaultModel:

@@ -20,11 +20,17 @@ enum GenerationFlags {
     /// `--temp`, `-r`, `-sys`, `-j`…) are in ``FlagAliases/table``.
     static let aliases: [String: String] = [:]
 
-    /// The help text of the sampling flags, with their llama.cpp spellings.
-    static let samplingHelp = """
+    /// The help text of the everyday flags, shown first: the answer's length, the temperature,
+    /// the system message.
+    static let everydayHelp = """
       -n, --max-tokens N       most tokens to generate (default: 1024; -1: until the context is full);
                                also --n-predict
           --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8); also --temp
+      -sys, --system TEXT      system message (instructions); also --system-prompt
+    """
+
+    /// The help text of the other sampling flags, with their llama.cpp spellings.
+    static let samplingHelp = """
           --top-k K            top-k sampling; 0 = off (default: 40)
           --top-p P            top-p (nucleus) sampling; 1 = off (default: 0.95)
           --min-p P            min-p sampling; 0 = off (default: 0.05)
@@ -34,6 +40,10 @@ enum GenerationFlags {
       -s, --seed S             random seed, for reproducible sampling
       -r, --stop TEXT          stop before TEXT (repeatable); \\n \\t \\r \\\\ \\" \\uXXXX are decoded;
                                also --reverse-prompt
+    """
+
+    /// The help text of the structured-output flags.
+    static let structuredHelp = """
           --schema FILE.json   answer with JSON that follows this JSON Schema (enforced by a grammar);
                                also -jf, --json-schema-file
       -j, --json-schema TEXT   the same with the schema given inline
@@ -42,9 +52,8 @@ enum GenerationFlags {
           --balanced-json      stop at the end of the first complete JSON object or array
     """
 
-    /// The help text of the chat-only flags.
+    /// The help text of the chat-only flags but `--system` (in ``everydayHelp``).
     static let chatHelp = """
-      -sys, --system TEXT      system message (instructions); also --system-prompt
           --chat-template T    Jinja template file, installed template name (e.g. Qwen-Qwen3-0.6B) or
                                llama.cpp built-in name (e.g. chatml) instead of the model's;
                                `--chat-template list` prints the names; also --chat-template-file
@@ -52,7 +61,8 @@ enum GenerationFlags {
           --thinking-budget N  most thinking tokens before the end of thinking is forced; 0 = none
           --thinking-message T text inserted when the thinking budget runs out
           --show-thinking      print the thinking to stderr
-          --tools LIST         tools the model may call: calculate, convert_units, load_webpage (comma-separated)
+          --tools LIST         tools the model may call: calculate, convert_units, load_webpage (comma-separated);
+                               the calls and their results go to stderr (or into --json), the answer to stdout
           --tool-choice C      auto (default), none, required, or a tool's name (the first round must call it)
           --max-tool-rounds N  most rounds of tool calls per answer (default: 4)
           --allow-local-network  let load_webpage reach loopback and private addresses
@@ -141,16 +151,27 @@ enum GenerationFlags {
     }
 
     /// A conversation with `--system` and `--chat-template` applied.
-    static func conversation(_ arguments: ParsedArguments, model: LocalModel) throws -> Conversation {
+    /// - Throws: ``ToolSupportError`` for `--tools` on a template that cannot render them, naming
+    ///   an installed model whose template can; what ``Conversation/init(model:instructions:tools:configuration:)`` throws.
+    static func conversation(_ arguments: ParsedArguments, model: LocalModel) async throws -> Conversation {
         var configuration = Conversation.Configuration()
         if let path = arguments.value("--chat-template") {
             configuration.chatTemplate = try templateSource(path)
         }
-        let conversation = try Conversation(model: model, instructions: arguments.value("--system"),
+        let conversation: Conversation
+        do {
+            conversation = try Conversation(model: model, instructions: arguments.value("--system"),
                                             tools: try tools(arguments), configuration: configuration)
+        } catch ChatTemplate.Error.toolsUnsupported(let template) {
+            throw ToolSupportError(template: template, model: model.url, alternative: await ToolSupportError.installedAlternative(to: model.url))
+        }
         warnAboutReplacedTemplate(conversation.template)
         if configuration.chatTemplate == nil {
             warnAboutMissingTemplate(conversation.template, model: model)
+        }
+        if arguments.has("--thinking") && !conversation.template.supportsThinking {
+            Console.err("llmkit: note: --thinking does nothing here: the chat template (\(conversation.template.source)) "
+                        + "has no thinking phase (a template with enable_thinking has one)\n")
         }
         return conversation
     }

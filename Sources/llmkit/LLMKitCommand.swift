@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|embed|info|fit|bench|serve|ps|rpc-server|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|embed|info|fit|bench|serve|ps|stop|rpc-server|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
 
     /// The commands in the overview's order, with the line it shows for each.
     static let overview: [(name: String, summary: String)] = [
@@ -17,9 +17,10 @@ enum LLMKitCommand {
         ("bench", "measure prompt and generation throughput (llama-bench's method)"),
         ("serve", "serve models over OpenAI's HTTP API (chat, completions, models, metrics)"),
         ("ps", "list the models a running llmkit serve has loaded"),
+        ("stop", "unload a model from a running llmkit serve"),
         ("rpc-server", "offer this machine's devices to models loaded elsewhere (llama.cpp's RPC server)"),
         ("pull", "download a model into the library (resumable, verified)"),
-        ("list", "list the library's models and those of the Hugging Face and Ollama caches"),
+        ("list", "list every model --model finds: the library's, the bootstrap's, the caches' (also ls)"),
         ("show", "show one model of the library, of a cache, or a file"),
         ("rm", "delete a model of the library"),
         ("import", "add a local GGUF file to the library"),
@@ -52,8 +53,11 @@ enum LLMKitCommand {
     static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
         ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
-        EmbedCommand.spec, FitCommand.spec, PsCommand.spec, RPCServerCommand.spec,
+        EmbedCommand.spec, FitCommand.spec, PsCommand.spec, StopCommand.spec, RPCServerCommand.spec,
     ].map { ($0.name, $0) })
+
+    /// Other names of commands, as other tools spell them (Ollama's `ls`).
+    static let commandAliases = ["ls": ListCommand.spec.name]
 
     static func main() async {
         _ = InterruptHandler.shared
@@ -62,11 +66,11 @@ enum LLMKitCommand {
     }
 
     static func run(_ arguments: [String]) async -> ExitCode {
-        guard let name = arguments.first else {
+        guard let typed = arguments.first else {
             Console.err(usage + "\n")
             return .usage
         }
-        switch name {
+        switch typed {
         case "-h", "--help":
             Console.out(help + "\n")
             return .success
@@ -78,7 +82,8 @@ enum LLMKitCommand {
         default:
             break
         }
-        guard let spec = commands[name] else { return unknownCommand(name) }
+        let name = commandAliases[typed] ?? typed
+        guard let spec = commands[name] else { return unknownCommand(typed) }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
             Console.out(spec.usage + "\n\n" + spec.help + "\n")
@@ -108,6 +113,7 @@ enum LLMKitCommand {
             case EmbedCommand.spec.name: return try await EmbedCommand.run(parsed)
             case FitCommand.spec.name: return try await FitCommand.run(parsed)
             case PsCommand.spec.name: return try await PsCommand.run(parsed)
+            case StopCommand.spec.name: return try await StopCommand.run(parsed)
             case RPCServerCommand.spec.name: return try await RPCServerCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)
             }
@@ -138,14 +144,14 @@ enum LLMKitCommand {
             Console.err("usage: llmkit help [COMMAND]\n")
             return .usage
         }
-        guard let spec = commands[topic] else { return unknownCommand(topic) }
+        guard let spec = commands[commandAliases[topic] ?? topic] else { return unknownCommand(topic) }
         Console.out(spec.usage + "\n\n" + spec.help + "\n")
         return .success
     }
 
     /// A usage error for a command that does not exist, suggesting the nearest one.
     private static func unknownCommand(_ name: String) -> ExitCode {
-        let known = Array(commands.keys) + ["help", "version", "--help", "--version"]
+        let known = Array(commands.keys) + Array(commandAliases.keys) + ["help", "version", "--help", "--version"]
         let hint = Suggestion.nearest(to: name, in: known).map { "; did you mean '\($0)'?" } ?? ""
         Console.message("llmkit: unknown command '\(name)'\(hint)")
         Console.err(usage + "\n")

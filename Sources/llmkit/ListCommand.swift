@@ -5,18 +5,22 @@ import LocalLLMKit
 enum ListCommand {
     static let spec = CommandSpec(
         name: "list",
-        usage: "usage: llmkit list [--catalog] [--json]",
+        usage: "usage: llmkit list [--catalog] [--json | --format json]",
         help: """
-        List the models of the library, then those found in the Hugging Face hub cache
-        ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) and Ollama's store
-        ($OLLAMA_MODELS, ~/.ollama/models), which are read-only. Any id works with --model.
+        List every model that --model finds: those of the library, those scripts/bootstrap
+        installed (`default` and, by their catalog ids, Gemma 3 270M, the Qwen2.5-Coder models
+        and all-MiniLM-L6-v2, where their files are there), then those found in the Hugging Face
+        hub cache ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub) and Ollama's store
+        ($OLLAMA_MODELS, ~/.ollama/models). SOURCE says where each lives; all but the library's
+        are read-only. Any ID or NAME works with --model. Also `llmkit ls`.
 
           --catalog   instead: the models LocalLLMKit knows (its catalog), whether each is installed,
                       how to get it, and the one recommended for this machine's available memory
                       (the largest chat model that fits, marked *)
           --json      print an array of objects (id, name, path, bytes, sha256, source, read_only, selection;
                       with --catalog: id, name, bytes, sha256, license, origin, recommended_memory_bytes,
-                      follows_instructions, installed_path, downloadable, recommended)
+                      follows_instructions, calls_tools, embedding_model, installed_path, downloadable,
+                      recommended); also --format json
           -h, --help  show this help
         """,
         flagOptions: ["--json", "--catalog"]

@@ -10,11 +10,14 @@ enum ModelOptions {
     static let aliases: [String: String] = [:]
     /// The flags it adds to a command.
     static let flagOptions: Set<String> = ["--verbose"]
-    /// Their help text.
-    static let help = """
+    /// The help text of `--model`, shown first.
+    static let modelHelp = """
       -m, --model MODEL    a GGUF path (with / or ending in .gguf), else, in this order: a library id
                            (`llmkit list`) or default, a name given with --name, a catalog id, a name
                            from a file or a cache; default: $LLMKIT_MODEL, else the bootstrap's model
+    """
+    /// The help text of the other model flags: how it is loaded.
+    static let loadingHelp = """
       -t, --threads N      CPU threads (default: active cores)
       -c, --context N      context length in tokens (default: training length, at most 4096); also --ctx-size
       -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only);

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import LocalLLMKit
 
 /// `llmkit ps`: the models a running `llmkit serve` has loaded (its `GET /v1/ps`).
@@ -13,12 +10,11 @@ enum PsCommand {
         List the models a running `llmkit serve` has loaded now: name, memory, context, and when
         an idle model will be unloaded (serve --keep-alive).
 
-          --url URL      the server's API (default http://127.0.0.1:8080/v1)
-          --api-key KEY  the server's key (also $LLMKIT_API_KEY)
+        \(ServerClient.help)
           --json         print the server's answer as it is
           -h, --help     show this help
         """,
-        valueOptions: ["--url", "--api-key"],
+        valueOptions: ServerClient.valueOptions,
         flagOptions: ["--json"]
     )
 
@@ -35,25 +31,10 @@ enum PsCommand {
     }
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
-        let base = arguments.value("--url") ?? "http://127.0.0.1:8080/v1"
-        guard let url = URL(string: base.hasSuffix("/") ? base + "ps" : base + "/ps"), let scheme = url.scheme,
-              ["http", "https"].contains(scheme) else {
-            throw UsageError(message: "--url takes the server's API address, such as http://127.0.0.1:8080/v1, not \(base)")
-        }
-        var request = URLRequest(url: url, timeoutInterval: 10)
-        if let key = arguments.value("--api-key") ?? ProcessInfo.processInfo.environment["LLMKIT_API_KEY"], !key.isEmpty {
-            request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
-        }
-        let (data, response): (Data, URLResponse)
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw PsError(message: "no server answers at \(url.absoluteString): \(SystemErrorText.describe(error))")
-        }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200, data.count <= 1 << 20, let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
-            throw PsError(message: "\(url.absoluteString) answered \(status), not a list of loaded models"
-                          + (status == 401 ? " (give --api-key)" : ""))
+        let (status, data, url) = try await ServerClient.send("ps", arguments)
+        guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: data) else {
+            throw ServerClient.Failure(message: "\(url.absoluteString) answered \(status), not a list of loaded models"
+                                       + (status == 401 ? " (give --api-key)" : ""))
         }
         if arguments.has("--json") {
             Console.out(String(decoding: data, as: UTF8.self) + "\n")
@@ -69,11 +50,5 @@ enum PsCommand {
             Console.out(TerminalText.escaped(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces)) + "\n")
         }
         return .success
-    }
-
-    /// A server that does not answer as `llmkit serve` does.
-    struct PsError: LocalizedError {
-        let message: String
-        var errorDescription: String? { message }
     }
 }

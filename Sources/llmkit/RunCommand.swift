@@ -5,26 +5,44 @@ import LocalLLMKit
 enum RunCommand {
     static let spec = CommandSpec(
         name: "run",
-        usage: "usage: llmkit run [--model PATH] [--raw] [--system TEXT] [--chat-template FILE] [--max-tokens N] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--threads N] [--context N] [--json | --stream-json] PROMPT | -p PROMPT | -f FILE",
+        usage: "usage: llmkit run [-m MODEL] [-n N] [--temperature T] [-sys TEXT] [options] PROMPT | -p PROMPT | -f FILE"
+            + "   (or llmkit run MODEL PROMPT)",
         help: """
-        Generate an answer to PROMPT and stream it to stdout.
+        Generate an answer to PROMPT and stream it to stdout. `llmkit run MODEL PROMPT` (Ollama's
+        order) works too, when MODEL is a model that --model finds.
 
-        \(ModelOptions.help)
-        \(SpeculationFlags.help)
+        \(ModelOptions.modelHelp)
+          PROMPT                   the prompt; '-' (or nothing, with piped input) reads stdin
           -p, --prompt TEXT        the prompt, instead of the PROMPT argument
           -f, --prompt-file FILE   read the prompt from FILE ('-' reads stdin); also --file
+        \(GenerationFlags.everydayHelp)
+          -h, --help               show this help
+
+        output:
               --raw                feed PROMPT as plain text (no chat template); print only the generated text
-        \(GenerationFlags.chatHelp)
-        \(GenerationFlags.samplingHelp)
               --json               print one JSON object at the end instead of streaming; it always
-                                   has the same keys, null when empty
+                                   has the same keys, null when empty; also --format json
               --stream-json        stream one compact JSON object per line: {"type": "text"|"thinking"|
                                    "snapshot"|"tool_call"|"tool_result", …}, then the --json report
                                    with "type": "done"
               --stats              print timing figures to stderr at the end
-          -h, --help               show this help
 
-        PROMPT may be '-' (or left out with piped input) to read it from stdin.
+        sampling:
+        \(GenerationFlags.samplingHelp)
+
+        chat template, thinking and tools:
+        \(GenerationFlags.chatHelp)
+
+        structured output:
+        \(GenerationFlags.structuredHelp)
+
+        loading the model:
+        \(ModelOptions.loadingHelp)
+
+        speculative decoding:
+        \(SpeculationFlags.help)
+
+        With piped input and no PROMPT, stdin is the prompt; an empty stdin is a usage error.
         With --schema, --json-schema or --grammar, an answer cut off by --max-tokens exits 1
         ("incomplete JSON: token limit reached"), never printing invalid JSON as a success.
         llama.cpp's spellings work too: -p, -f, -n/--n-predict, --temp, -r/--reverse-prompt,
@@ -35,10 +53,12 @@ enum RunCommand {
         valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions).union(["--prompt", "--prompt-file"]),
         flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats", "--fit"]),
         repeatableOptions: ["--stop"],
-        maximumPositionals: 1
+        maximumPositionals: 2
     )
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
+        var arguments = arguments
+        if arguments.positionals.count == 2 { try await takeModelArgument(&arguments) }
         let prompt = try readPrompt(arguments)
         let request = try GenerationFlags.request(arguments)
         let raw = arguments.has("--raw")
@@ -54,7 +74,7 @@ enum RunCommand {
         if raw {
             report = try await complete(prompt, model: model, request: request, json: json, streamsJSON: streamsJSON)
         } else {
-            let conversation = try GenerationFlags.conversation(arguments, model: model)
+            let conversation = try await GenerationFlags.conversation(arguments, model: model)
             report = try await respond(prompt, in: conversation, request: request, arguments: arguments)
         }
         if json {
@@ -67,6 +87,11 @@ enum RunCommand {
             Console.err(report.statisticsLine)
         }
         if InterruptHandler.shared.wasInterrupted { return .interrupted }
+        if raw && report.text.isEmpty {
+            // Never a silent success with no output: say why nothing came.
+            Console.message("llmkit run: note: the model generated nothing (stop: \(report.stopReason) after "
+                            + "\(report.generatedTokens) tokens); --raw continues the text as it is, without the chat template")
+        }
         if request.format != .text, report.stopReason == StopReason.maximumTokens.rawValue {
             let kind: String
             if case .grammar = request.format { kind = "output" } else { kind = "JSON" }
@@ -102,6 +127,29 @@ enum RunCommand {
                          model: conversation.model, toolCalls: response.toolInvocations.map(ToolCallReport.init))
     }
 
+    /// `llmkit run MODEL PROMPT`, Ollama's order: the first of two arguments becomes `--model`
+    /// when it names a model that `--model` finds (a library id or name, a catalog id, a cache
+    /// model, or a GGUF file that exists).
+    /// - Throws: ``UsageError`` (`did you mean -m MODEL?`) when it names none, or when `--model`
+    ///   is given too; the runtime error of a catalog model that is not downloaded.
+    private static func takeModelArgument(_ arguments: inout ParsedArguments) async throws {
+        let name = arguments.positionals[0]
+        guard arguments.value("--model") == nil else {
+            throw UsageError(message: "unexpected argument '\(TerminalText.escaped(arguments.positionals[1]))': --model names the "
+                             + "model, and run takes one PROMPT (quote a prompt of several words)")
+        }
+        let problem = " and run takes one PROMPT (quote a prompt of several words); did you mean -m MODEL?"
+        do {
+            if case .file(let url) = try await ModelOptions.target(name), !FileManager.default.fileExists(atPath: url.path) {
+                throw UsageError(message: "'\(TerminalText.escaped(name))' is no model file (it does not exist)," + problem)
+            }
+        } catch let error as ModelNameError {
+            let nearest = error.nearest.isEmpty ? "" : " (nearest: \(error.nearest.joined(separator: ", ")))"
+            throw UsageError(message: "'\(TerminalText.escaped(name))' is no model that --model finds\(nearest)," + problem)
+        }
+        arguments.moveFirstPositional(to: "--model")
+    }
+
     /// The prompt: PROMPT, `--prompt`, `--prompt-file` (at most one of them), else stdin.
     private static func readPrompt(_ arguments: ParsedArguments) throws -> String {
         let sources = [arguments.positionals.isEmpty ? nil : "PROMPT", arguments.value("--prompt").map { _ in "--prompt" },
@@ -114,8 +162,13 @@ enum RunCommand {
             return try GenerationFlags.readFile(path, option: "--prompt-file")
         }
         if let prompt = arguments.positionals.first, prompt != "-" { return prompt }
-        if arguments.positionals.first == "-" || arguments.value("--prompt-file") == "-" || !Console.inputIsTerminal {
+        let asked = arguments.positionals.first == "-" || arguments.value("--prompt-file") == "-"
+        if asked || !Console.inputIsTerminal {
             let data = FileHandle.standardInput.readDataToEndOfFile()
+            // Nothing asked for stdin, and it is empty: the prompt is missing, as on a terminal.
+            if !asked && data.isEmpty {
+                throw UsageError(message: "missing PROMPT: standard input is empty (give PROMPT, -p TEXT or -f FILE)")
+            }
             return String(decoding: data, as: UTF8.self)
         }
         throw UsageError(message: "missing PROMPT")

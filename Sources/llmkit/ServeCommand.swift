@@ -9,8 +9,8 @@ enum ServeCommand {
         usage: "usage: llmkit serve [--model M]... [--host ADDR] [--port N] [--parallel N] [--queue N] [--api-key KEY | --api-key-file F] [options]",
         help: """
         Serve models over OpenAI's HTTP API: POST /v1/chat/completions (streaming, tools,
-        response_format), POST /v1/completions, POST /v1/embeddings, GET /v1/models, GET /health,
-        GET /metrics. An embedding model (all-MiniLM-L6-v2) serves /v1/embeddings only.
+        response_format), POST /v1/completions, POST /v1/embeddings, GET /v1/models, GET /v1/ps,
+        POST /v1/models/unload (llmkit stop), GET /health, GET /metrics. An embedding model (all-MiniLM-L6-v2) serves /v1/embeddings only.
         Any OpenAI client works with base URL http://HOST:PORT/v1. Requests run together on
         each model's sequences; past them they queue, and past the queue they get 429.
 

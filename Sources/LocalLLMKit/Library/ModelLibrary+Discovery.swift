@@ -49,28 +49,46 @@ extension ModelLibrary {
 }
 
 extension ModelLibrary {
-    /// Every model: the managed ones, the bootstrap's default model, then those of the Hugging
-    /// Face and Ollama caches.
+    /// Every model: the managed ones, the bootstrap's default model and the other catalog models
+    /// it installed, then those of the Hugging Face and Ollama caches.
     public func entries() throws -> [ModelLibrary.Entry] {
         try models().map { ModelLibrary.Entry(record: $0, url: url(of: $0)) } + discovered()
     }
 
-    /// The read-only models found outside the library: the bootstrap's default model, the GGUF
-    /// models of the Hugging Face hub cache, and those of Ollama's store.
+    /// The read-only models found outside the library: the bootstrap's default model and the
+    /// other catalog models it installed (``bootstrapEntries()``), the GGUF models of the Hugging
+    /// Face hub cache, and those of Ollama's store.
     public func discovered() -> [ModelLibrary.Entry] {
-        [defaultEntry()].compactMap { $0 } + HuggingFaceCache(environment: environment).models()
+        [defaultEntry()].compactMap { $0 } + bootstrapEntries() + HuggingFaceCache(environment: environment).models()
             + OllamaStore(environment: environment).models()
     }
 
+    /// The catalog models that scripts/bootstrap installed beside the default model (Gemma 3 270M,
+    /// the Qwen2.5-Coder models, all-MiniLM-L6-v2), each with its catalog id as id, in the
+    /// catalog's order; only those whose file is there. The default model's own file is listed
+    /// once, as `default`, and a model the library manages is listed as the library's.
+    func bootstrapEntries() -> [ModelLibrary.Entry] {
+        let defaultFile = defaultEntry()?.url.resolvingSymlinksInPath().path
+        return ModelCatalog.all.compactMap { catalogEntry in
+            guard let found = try? installed(catalogEntry), found.source == .bootstrap,
+                  found.url.resolvingSymlinksInPath().path != defaultFile else { return nil }
+            return found
+        }
+    }
+
     /// The model that scripts/bootstrap installed as the default, listed as `default`
-    /// (`$LLMKIT_MODEL` names a file for one process; it is not a model of the machine).
+    /// (`$LLMKIT_MODEL` names a file for one process; it is not a model of the machine). Its
+    /// name is its catalog id when it is a catalog model's file (`smollm2-135m-instruct`), else
+    /// the file's name.
     func defaultEntry() -> ModelLibrary.Entry? {
         var environment = environment
         environment["LLMKIT_MODEL"] = nil
         guard let url = try? LocalModel.defaultModelURL(environment: environment),
               LibraryFiles.kind(at: url) == .file else { return nil }
-        return ModelLibrary.Entry(id: "default", name: url.deletingPathExtension().lastPathComponent, url: url,
-                                  bytes: LibraryFiles.size(of: url), sha256: nil, source: .bootstrap)
+        let bytes = LibraryFiles.size(of: url)
+        let catalogEntry = ModelCatalog.all.first { $0.file == url.lastPathComponent && $0.bytes == bytes }
+        return ModelLibrary.Entry(id: "default", name: catalogEntry?.id ?? url.deletingPathExtension().lastPathComponent, url: url,
+                                  bytes: bytes, sha256: catalogEntry?.sha256, source: .bootstrap)
     }
 }
 
