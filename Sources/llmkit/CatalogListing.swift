@@ -66,7 +66,8 @@ enum CatalogListing {
         }
         var table = [["ID", "SIZE", "MEMORY", "STATUS", "LICENSE"]]
         for row in rows {
-            let status = row.installedPath != nil ? "installed" : row.downloadable ? "llmkit pull \(row.id)" : "scripts/bootstrap"
+            let status = row.installedPath != nil ? "installed" : row.downloadable ? "llmkit pull \(row.id)"
+                : row.id == ModelCatalog.smolLM2_135mInstruct.id ? "scripts/bootstrap" : "scripts/bootstrap-test"
             table.append([row.id + (row.recommended ? " *" : ""), ByteCount.format(row.bytes),
                           ByteCount.format(row.recommendedMemoryBytes), status,
                           row.license + (row.embeddingModel ? " (embeddings)" : row.followsInstructions ? "" : " (base model)")])

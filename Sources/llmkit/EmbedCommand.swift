@@ -11,7 +11,7 @@ enum EmbedCommand {
         one JSON array of numbers per line (JSONL), in the order given.
 
           -m, --model MODEL    a GGUF path, or a library id or name; default: $LLMKIT_EMBEDDING_MODEL,
-                               else all-MiniLM-L6-v2 installed by scripts/bootstrap (models/embedding.gguf).
+                               else all-MiniLM-L6-v2 installed by scripts/bootstrap-test (models/embedding.gguf).
                                A decoder (Qwen, Gemma, Llama) works too
               --pooling P      automatic (the model's own; default), mean, cls or last
               --no-normalize   print the vectors as pooled, not scaled to length 1

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `make uninstall` (scripts/uninstall) removes what the bootstrap and `make install` put into a
+/// `make uninstall` (scripts/uninstall) removes what the bootstraps and `make install` put into a
 /// prefix, as listed in the real install's manifest, and nothing else.
 @Suite("make uninstall")
 struct UninstallTests {
@@ -14,6 +14,8 @@ struct UninstallTests {
         let manifest = try String(contentsOf: installed.appending(path: "share/llmkit/installed-files"), encoding: .utf8)
         let listed = manifest.split(separator: "\n").map(String.init)
         #expect(listed.contains("lib/libllama.so") && listed.contains("lib/pkgconfig/llama.pc"), "\(listed.prefix(5))")
+        // scripts/bootstrap-test adds the reference tools it installs to scripts/bootstrap's list.
+        #expect(listed.contains("bin/llama-server") && listed.contains("lib/libmtmd.so"), "\(listed)")
 
         let scratch = try ScratchFolder()
         let prefix = scratch.url.appending(path: "prefix"), outside = scratch.url.appending(path: "outside.txt")

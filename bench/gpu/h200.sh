@@ -5,7 +5,7 @@
 # exists, so the phases can also run as separate calls.
 #
 #   env     GPU, CUDA, Python and the libraries llmkit needs
-#   build   llama.cpp with CUDA through scripts/bootstrap (LLMKIT_STEPS=llama, LLMKIT_CUDA=1,
+#   build   llama.cpp with CUDA through scripts/bootstrap-test (LLMKIT_STEPS=llama, LLMKIT_CUDA=1,
 #           the GPU's architecture from nvidia-smi), into .gpu-work/prefix
 #   models  a Llama-7B-shaped Q4_0 file and a Gemma-270M-shaped file, random weights
 #   bench   bench/compare.py on each model: llmkit bench against llama-bench, ABBA-paired
@@ -77,7 +77,7 @@ phase_build() {
     fi
     local start=$SECONDS
     PATH="$PATH:/usr/local/cuda/bin" LLMKIT_STEPS=llama LLMKIT_CUDA=1 LLMKIT_LLAMA_SOURCE="$work/llama.cpp" \
-        LLMKIT_PREFIX="$work/prefix" LLMKIT_CACHE="$work/cache" LLMKIT_JOBS="$(nproc)" bash "$root/scripts/bootstrap"
+        LLMKIT_PREFIX="$work/prefix" LLMKIT_CACHE="$work/cache" LLMKIT_JOBS="$(nproc)" bash "$root/scripts/bootstrap-test"
     log "llama.cpp ready after $((SECONDS - start)) s: $(cat "$work/prefix/share/llmkit/backend")"
     libraries
     ldd "$work/llmkit" | grep -E 'not found|llama|ggml|xml|curl|crypto' >&2 || true

