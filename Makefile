@@ -1,4 +1,5 @@
-# LocalLLMKit: every target first runs scripts/bootstrap (idempotent, cached).
+# LocalLLMKit: every target first runs scripts/bootstrap (what an app needs) or, for the tests and
+# benchmarks, scripts/bootstrap-test (that and the reference tools and test models); both idempotent, cached.
 SWIFT         ?= swift
 # PREFIX=… is a shorter spelling of LLMKIT_PREFIX=… (make install PREFIX=/opt/llmkit).
 ifdef PREFIX
@@ -13,12 +14,15 @@ export PKG_CONFIG_PATH := $(LLMKIT_PREFIX)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),
 export LD_LIBRARY_PATH := $(LLMKIT_PREFIX)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
 export PATH := $(LLMKIT_PREFIX)/bin:$(PATH)
 
-.PHONY: all bootstrap build demo test races bench install uninstall clean
+.PHONY: all bootstrap bootstrap-test build demo test soak races bench dist install uninstall clean
 
 all: build
 
 bootstrap:
 	@scripts/bootstrap
+
+bootstrap-test:
+	@scripts/bootstrap-test
 
 build: bootstrap
 	$(SWIFT) build -c release --product llmkit
@@ -31,21 +35,35 @@ demo: build
 
 # Unit and end-to-end tests through the real libllama and the real model.
 # Serial, so that the memory-stability test measures this process alone.
-# Then a package that depends on this one by version builds every swift block of README.md and of
-# the doc comments, and runs the README's examples (scripts/check-dependent-package).
-test: bootstrap
+# Then a package that depends on this one by version builds every swift block of README.md, of
+# docs/ and of the doc comments, and runs the marked examples (scripts/check-dependent-package);
+# and `make dist`'s archive is unpacked and run with a clean environment (scripts/check-dist).
+test: bootstrap-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 	scripts/check-engine-leaf
 	scripts/check-dependent-package
+	scripts/check-dist
+
+# The load tests at their full size: 32 clients sending 400 requests, and the chat workload under
+# abuse with the review's 8 embedding texts of 1,500 words (make test runs them smaller).
+soak: bootstrap-test
+	$(SWIFT) build --build-tests
+	LLMKIT_SOAK=1 $(SWIFT) test --skip-build --no-parallel --filter 'LoadAndFaultTests|DaemonTests'
 
 # The concurrency tests under ThreadSanitizer, in their own build folder (slow: not part of test).
-races: bootstrap
+races: bootstrap-test
 	scripts/check-races
 
 # llmkit bench side by side with llama-bench, and peak memory against llama-completion.
 bench: build
+	@scripts/bootstrap-test
 	bench/compare.sh
+
+# dist/llmkit-VERSION-linux-ARCH.tar.gz: bin/llmkit with the Swift runtime linked in and llama.cpp's
+# libraries under lib/ (found through a relative rpath): unpack it anywhere and run bin/llmkit.
+dist: bootstrap
+	scripts/dist
 
 # llmkit into $(LLMKIT_PREFIX)/bin, beside the llama.cpp that the bootstrap installed there
 # (`make install PREFIX=…` works too). The Swift runtime is linked in statically, so the

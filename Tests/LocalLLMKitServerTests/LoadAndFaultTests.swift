@@ -13,10 +13,12 @@ import Testing
         let model = try await ServerHarness.chatModel(parallel: 8, queue: 64)
         let server = try ServerHarness.serve(["smollm": model])
         // Short prompts (up to 4 filler sentences) and answers (4 to 24 tokens) keep the 400
-        // requests to a few minutes on two cores in a debug build.
+        // requests to a few minutes on two cores in a debug build; `make test` sends 64 a round
+        // (still 32 clients at once), `make soak` all 200.
         let outcome = try await ServerHarness.python("load_test.py", [
             "--base-url", server.baseURL.absoluteString, "--model", "smollm", "--server", "llmkit",
-            "--clients", "32", "--requests", "200", "--rounds", "2", "--max-tokens", "4,24", "--max-filler", "4",
+            "--clients", "32", "--requests", ServerHarness.soak ? "200" : "64", "--rounds", "2",
+            "--max-tokens", "4,24", "--max-filler", "4",
         ], timeout: .seconds(1200))
         await server.stop()
         #expect(outcome.status == 0, "\(outcome.output)\n\(outcome.errors)")

@@ -311,7 +311,7 @@ def workload(suite: Suite, clients: int, requests: int) -> list[float]:
 
 def check_abuse(suite: Suite) -> dict:
     expect(suite.args.embed_model, "--embed-model is needed (the chat model, for decoder embeddings)")
-    texts = [long_text(1_500, seed) for seed in range(8)]
+    texts = [long_text(suite.args.embed_words, seed) for seed in range(suite.args.embed_texts)]
     # Warm: the template workers, the generation context, and one request of each kind, so that
     # the buffers that stay (the embedding context's, the allocator's arenas) have their working
     # size; memory is measured from here, and must come back to it after the burst.
@@ -393,6 +393,8 @@ def check_abuse(suite: Suite) -> dict:
 def main() -> None:
     parser = common_arguments(__doc__)
     parser.add_argument("--embed-model", help="model id for /v1/embeddings (responsive: any; abuse: the chat model)")
+    parser.add_argument("--embed-texts", type=int, default=8, help="abuse: texts in each decoder-embedding burst")
+    parser.add_argument("--embed-words", type=int, default=1_500, help="abuse: words in each of those texts")
     parser.add_argument("--per-client", type=int, default=256, help="the server's maximumConnectionsPerClient")
     parser.add_argument("--header-timeout", type=float, default=5, help="the server's headerTimeout, in seconds")
     parser.add_argument("--attackers", default="schema,embeddings,halfopen,cross_site",
