@@ -23,20 +23,7 @@ enum ChatCommand {
         \(GenerationFlags.everydayHelp)
           -h, --help               show this help
 
-        sampling:
-        \(GenerationFlags.samplingHelp)
-
-        chat template, thinking and tools:
-        \(GenerationFlags.chatHelp)
-
-        structured output:
-        \(GenerationFlags.structuredHelp)
-
-        loading the model:
-        \(ModelOptions.loadingHelp)
-
-        speculative decoding:
-        \(SpeculationFlags.help)
+        \(GenerationFlags.headedHelp)
 
         output:
               --json               one line of JSON per turn on stdout instead of the answer:

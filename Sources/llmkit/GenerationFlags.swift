@@ -68,6 +68,24 @@ enum GenerationFlags {
           --allow-local-network  let load_webpage reach loopback and private addresses
     """
 
+    /// The flags under headings that `run` and `chat` show after their everyday ones.
+    static let headedHelp = """
+    sampling:
+    \(samplingHelp)
+
+    chat template, thinking and tools:
+    \(chatHelp)
+
+    structured output:
+    \(structuredHelp)
+
+    loading the model:
+    \(ModelOptions.loadingHelp)
+
+    speculative decoding:
+    \(SpeculationFlags.help)
+    """
+
     /// The first chat-only flag present, for the usage error of `run --raw`.
     static func chatOnlyFlag(in arguments: ParsedArguments) -> String? {
         chatValueOptions.union(chatFlagOptions).sorted().first { arguments.value($0) != nil || arguments.has($0) }

@@ -27,20 +27,7 @@ enum RunCommand {
                                    with "type": "done"
               --stats              print timing figures to stderr at the end
 
-        sampling:
-        \(GenerationFlags.samplingHelp)
-
-        chat template, thinking and tools:
-        \(GenerationFlags.chatHelp)
-
-        structured output:
-        \(GenerationFlags.structuredHelp)
-
-        loading the model:
-        \(ModelOptions.loadingHelp)
-
-        speculative decoding:
-        \(SpeculationFlags.help)
+        \(GenerationFlags.headedHelp)
 
         With piped input and no PROMPT, stdin is the prompt; an empty stdin is a usage error.
         With --schema, --json-schema or --grammar, an answer cut off by --max-tokens exits 1

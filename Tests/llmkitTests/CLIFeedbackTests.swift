@@ -5,7 +5,7 @@ import Testing
 /// The command line says what it did (issue 33): tool calls end in the answer, nothing is a
 /// silent no-op, help shows the everyday flags first, and bench shows progress on a terminal.
 @Suite("llmkit says what it did", .serialized)
-struct CLIFeedbackTests {
+struct CLIFeedbackTests: ScratchLibrarySuite {
     let scratch: ScratchFolder
     /// A scratch library, with the real bootstrap cache.
     let environment: [String: String]
@@ -13,10 +13,6 @@ struct CLIFeedbackTests {
     init() throws {
         scratch = try ScratchFolder()
         environment = scratch.libraryEnvironment
-    }
-
-    func llmkit(_ arguments: [String], stdin: String? = nil) throws -> CommandRunner.Output {
-        try CommandRunner.llmkit(arguments, stdin: stdin, environment: environment)
     }
 
     @Test("run --tools on a model that calls them ends in its answer on stdout; calls go to stderr, or into --json")

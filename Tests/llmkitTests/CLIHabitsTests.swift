@@ -6,7 +6,7 @@ import Testing
 /// `stop` and `--format json`, suggestions for typos, every model `--model` finds in `list`,
 /// and an empty stdin as a usage error.
 @Suite("llmkit as people already type it", .serialized)
-struct CLIHabitsTests {
+struct CLIHabitsTests: ScratchLibrarySuite {
     let scratch: ScratchFolder
     /// A scratch library, with the real bootstrap cache (its default model, Gemma, Qwen, MiniLM).
     let environment: [String: String]
@@ -14,10 +14,6 @@ struct CLIHabitsTests {
     init() throws {
         scratch = try ScratchFolder()
         environment = scratch.libraryEnvironment
-    }
-
-    func llmkit(_ arguments: [String], stdin: String? = nil) throws -> CommandRunner.Output {
-        try CommandRunner.llmkit(arguments, stdin: stdin, environment: environment)
     }
 
     @Test("run MODEL PROMPT takes a model name or an existing file first; two words that are no model say `did you mean -m MODEL?`")

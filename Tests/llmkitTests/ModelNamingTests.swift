@@ -6,7 +6,7 @@ import Testing
 /// name, `default`, a cache reference or a catalog id, and a name that finds nothing gets the
 /// nearest known names.
 @Suite("Naming a model", .serialized)
-struct ModelNamingTests {
+struct ModelNamingTests: ScratchLibrarySuite {
     let scratch: ScratchFolder
     /// A scratch library, with the real bootstrap cache (its default model and Gemma).
     let environment: [String: String]
@@ -14,10 +14,6 @@ struct ModelNamingTests {
     init() throws {
         scratch = try ScratchFolder()
         environment = scratch.libraryEnvironment
-    }
-
-    func llmkit(_ arguments: [String], stdin: String? = nil) throws -> CommandRunner.Output {
-        try CommandRunner.llmkit(arguments, stdin: stdin, environment: environment)
     }
 
     /// The architecture `llmkit info NAME --json` reports, or nil when it fails.

@@ -6,17 +6,13 @@ import Testing
 /// `--model`, `info`, `show` and `rm` resolve names in one documented order; on a scratch
 /// library over the real bootstrap cache (its default model, SmolLM2, and Gemma).
 @Suite("llmkit names that cannot shadow", .serialized)
-struct ModelShadowingTests {
+struct ModelShadowingTests: ScratchLibrarySuite {
     let scratch: ScratchFolder
     let environment: [String: String]
 
     init() throws {
         scratch = try ScratchFolder()
         environment = scratch.libraryEnvironment
-    }
-
-    func llmkit(_ arguments: [String]) throws -> CommandRunner.Output {
-        try CommandRunner.llmkit(arguments, environment: environment)
     }
 
     /// The JSON object a command prints, or nil when it fails.
