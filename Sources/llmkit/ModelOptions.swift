@@ -12,9 +12,10 @@ enum ModelOptions {
     static let flagOptions: Set<String> = ["--verbose"]
     /// The help text of `--model`, shown first.
     static let modelHelp = """
-      -m, --model MODEL    a GGUF path (with / or ending in .gguf), else, in this order: a library id
-                           (`llmkit list`) or default, a name given with --name, a catalog id, a name
-                           from a file or a cache; default: $LLMKIT_MODEL, else the bootstrap's model
+      -m, --model MODEL        a GGUF path (with / or ending in .gguf), else, in this order: a library
+                               id (`llmkit list`) or default, a name given with --name, a catalog id, a
+                               name from a file or a cache; default: $LLMKIT_MODEL, else the bootstrap's
+                               model
     """
     /// The help text of the other model flags: how it is loaded.
     static let loadingHelp = """
