@@ -23,7 +23,8 @@ enum GenerationFlags {
     /// The help text of the everyday flags, shown first: the answer's length, the temperature,
     /// the system message.
     static let everydayHelp = """
-      -n, --max-tokens N       most tokens to generate (default: 1024; -1: until the context is full);
+      -n, --max-tokens N       most tokens to generate (default: 1024, or until the context is full when
+                               --context is smaller; -1: until the context is full);
                                also --n-predict
           --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8); also --temp
       -sys, --system TEXT      system message (instructions); also --system-prompt
@@ -140,9 +141,14 @@ enum GenerationFlags {
     static let defaultMaximumTokens = 1024
 
     /// `--max-tokens`: a positive count, -1 for "until the context is full" (llama.cpp's spelling),
-    /// else ``defaultMaximumTokens``.
+    /// else ``defaultMaximumTokens``, or until the context is full when `--context` is no larger
+    /// than that default: a small context then bounds the answer itself, instead of an error that
+    /// blames a limit the user never set.
     static func maximumTokens(_ arguments: ParsedArguments) throws -> Int? {
-        guard let value = try arguments.integer("--max-tokens", in: -1...Int.max) else { return defaultMaximumTokens }
+        guard let value = try arguments.integer("--max-tokens", in: -1...Int.max) else {
+            if let context = try arguments.integer("--context", in: 1...(1 << 24)), context <= defaultMaximumTokens { return nil }
+            return defaultMaximumTokens
+        }
         if value == 0 { throw UsageError(message: "--max-tokens must be positive, or -1 for no limit") }
         return value == -1 ? nil : value
     }

@@ -70,7 +70,7 @@ struct CLIFeedbackTests: ScratchLibrarySuite {
         #expect(truncated.status == 0, "\(truncated.stderr)")
     }
 
-    @Test("-c too small for the prompt says so in one line")
+    @Test("-c too small for the prompt says so in one line; without -n a small -c bounds the answer")
     func contextTooSmall() throws {
         for arguments in [["run", "-m", "default", "-c", "16", "-n", "4", "Tell me about the history of the city of Paris."],
                           ["run", "-m", "default", "--raw", "-c", "16", "-n", "4", String(repeating: "word ", count: 40)]] {
@@ -79,6 +79,13 @@ struct CLIFeedbackTests: ScratchLibrarySuite {
             #expect(output.stderr.contains("prompt too long") && output.stderr.contains("--context"), "\(output.stderr)")
             #expect(output.stderr.split(separator: "\n").count == 1, "\(output.stderr)")
         }
+        // Without -n, a context smaller than the default answer length bounds the answer itself,
+        // rather than an error about a --max-tokens the user never gave.
+        let bounded = try llmkit(["run", "-m", "default", "-c", "96", "--temperature", "0", "--json", "Write a long story."])
+        #expect(bounded.status == 0, "\(bounded.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(bounded.stdout.utf8)) as? [String: Any]
+        let prompt = try #require(report?["prompt_tokens"] as? Int), generated = try #require(report?["generated_tokens"] as? Int)
+        #expect(generated > 0 && prompt + generated <= 96, "\(bounded.stdout)")
     }
 
     @Test("--help shows the everyday flags first, then the rest under headings; the usage line lists them", arguments: ["run", "chat"])
