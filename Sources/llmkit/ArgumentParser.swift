@@ -56,30 +56,23 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             name = aliases[name] ?? name
+            /// The option's value: after `=`, else the next argument.
+            func optionValue(needed message: String) throws -> String {
+                if let inlineValue { return inlineValue }
+                guard index < arguments.count else { throw UsageError(message: message) }
+                index += 1
+                return arguments[index - 1]
+            }
             if name == "--format", spec.flagOptions.contains("--json") {
                 // Ollama's spelling of the JSON mode: `--format json` is `--json`.
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard index < arguments.count else { throw UsageError(message: "--format needs a value (json)") }
-                    value = arguments[index]
-                    index += 1
-                }
+                let value = try optionValue(needed: "--format needs a value (json)")
                 guard value == "json" else { throw UsageError(message: "--format takes json (the same as --json), not '\(value)'") }
                 flags.insert("--json")
             } else if spec.flagOptions.contains(name) {
                 if inlineValue != nil { throw UsageError(message: "\(name) takes no value") }
                 flags.insert(name)
             } else if spec.valueOptions.contains(name) {
-                let value: String
-                if let inlineValue {
-                    value = inlineValue
-                } else {
-                    guard index < arguments.count else { throw UsageError(message: "\(name) needs a value") }
-                    value = arguments[index]
-                    index += 1
-                }
+                let value = try optionValue(needed: "\(name) needs a value")
                 if values[name] != nil && !spec.repeatableOptions.contains(name) {
                     throw UsageError(message: "\(name) is given more than once")
                 }
