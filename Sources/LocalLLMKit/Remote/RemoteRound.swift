@@ -17,7 +17,7 @@ struct RemoteRound: Sendable {
     ///   the complete calls the model made.
     /// - Throws: a ``RemoteModel/Error``; nothing when cancelled (the result says ``StopReason/cancelled``).
     func run(_ messages: [ChatMessage], choice: Conversation.ToolChoice) async throws -> (RoundResult, [RemoteReply.Call]) {
-        var body = ChatCompletionRequest(model: model.model, messages: messages, options: request.options, seed: seed,
+        var body = RemoteChatRequest(model: model.model, messages: messages, options: request.options, seed: seed,
                                          format: request.format, thinking: thinking)
         if choice != .none {
             let offer = try toolBox.offer(choice)

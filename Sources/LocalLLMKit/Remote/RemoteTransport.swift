@@ -44,7 +44,7 @@ struct RemoteTransport: Sendable {
         let configuration = model.configuration
         var retry = 0
         while true {
-            var response = HTTPResponseStream(HTTPExchange(request, idleTimeout: configuration.requestTimeout, deadline: deadline))
+            var response = HTTPResponseStream(RemoteHTTPExchange(request, idleTimeout: configuration.requestTimeout, deadline: deadline))
             let (failure, pause) = try await Self.failure(of: &response)
             guard let failure else { return response }
             let wait = pause ?? RetryPolicy.delay(beforeRetry: retry, base: configuration.retryDelay)
@@ -67,7 +67,7 @@ struct RemoteTransport: Sendable {
             let failure = RemoteModel.Error.response(status: head.status, body: body, retryAfter: head.retryAfter)
             guard RetryPolicy.isRetryable(status: head.status) else { throw failure }
             return (failure, head.retryAfter)
-        } catch let error as HTTPExchange.Failure {
+        } catch let error as RemoteHTTPExchange.Failure {
             guard error.isRetryable else { throw error.error }
             return (error.error, nil)
         }
@@ -82,30 +82,30 @@ struct RemoteTransport: Sendable {
     }
 }
 
-/// The reading end of an ``HTTPExchange``: its head, then its body in pieces.
+/// The reading end of an ``RemoteHTTPExchange``: its head, then its body in pieces.
 struct HTTPResponseStream {
-    let exchange: HTTPExchange
-    private var parts: AsyncThrowingStream<HTTPExchange.Part, any Error>.AsyncIterator
+    let exchange: RemoteHTTPExchange
+    private var parts: AsyncThrowingStream<RemoteHTTPExchange.Part, any Error>.AsyncIterator
     /// The head, once read.
-    private(set) var head: HTTPExchange.Head?
+    private(set) var head: RemoteHTTPExchange.Head?
 
-    init(_ exchange: HTTPExchange) {
+    init(_ exchange: RemoteHTTPExchange) {
         self.exchange = exchange
         parts = exchange.parts.makeAsyncIterator()
     }
 
     /// Waits for the response head.
-    /// - Throws: ``HTTPExchange/Failure``, or `CancellationError` when the task was cancelled.
-    mutating func readHead() async throws -> HTTPExchange.Head {
+    /// - Throws: ``RemoteHTTPExchange/Failure``, or `CancellationError` when the task was cancelled.
+    mutating func readHead() async throws -> RemoteHTTPExchange.Head {
         switch try await parts.next() {
         case .head(let head)?:
             self.head = head
             return head
         case .bytes?:
-            throw HTTPExchange.Failure(error: .invalidResponse(reason: "the body came before the response head"), isRetryable: false)
+            throw RemoteHTTPExchange.Failure(error: .invalidResponse(reason: "the body came before the response head"), isRetryable: false)
         case nil:
             try Task.checkCancellation()
-            throw HTTPExchange.Failure(error: .transport(reason: "the server closed the connection without answering"),
+            throw RemoteHTTPExchange.Failure(error: .transport(reason: "the server closed the connection without answering"),
                                        isRetryable: true)
         }
     }
@@ -116,7 +116,7 @@ struct HTTPResponseStream {
         do {
             guard case .bytes(let data)? = try await parts.next() else { return nil }
             return data
-        } catch let failure as HTTPExchange.Failure {
+        } catch let failure as RemoteHTTPExchange.Failure {
             throw failure.error
         }
     }

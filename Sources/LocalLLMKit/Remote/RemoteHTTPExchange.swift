@@ -9,7 +9,7 @@ import FoundationNetworking
 /// Cancelling it (or the task that reads ``parts``) cancels the URLSession task, which closes
 /// the connection: a server then stops generating. A silent server fails after the idle
 /// timeout, and the whole exchange at its deadline.
-final class HTTPExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class RemoteHTTPExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// The response head: what a retry decision needs.
     struct Head: Sendable, Equatable {
         var status: Int

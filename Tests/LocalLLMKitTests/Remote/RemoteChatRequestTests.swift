@@ -4,8 +4,8 @@ import Testing
 @testable import LocalLLMKitEngine
 
 @Suite("Remote: request bodies")
-struct RemoteChatCompletionRequestTests {
-    static func json(_ request: ChatCompletionRequest) throws -> [String: Any] {
+struct RemoteChatRequestTests {
+    static func json(_ request: RemoteChatRequest) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: request.body()) as? [String: Any])
     }
 
@@ -22,7 +22,7 @@ struct RemoteChatCompletionRequestTests {
         let sampling = CompletionOptions.Sampling(temperature: 0.5, topK: 20, topP: 0.9, minP: 0.05, repetitionPenalty: 1.1,
                                                   presencePenalty: 0.2, frequencyPenalty: 0.3, penaltyWindow: 64,
                                                   logitBias: [42: -.infinity, 7: 1.5])
-        let request = ChatCompletionRequest(model: "qwen", messages: Self.messages,
+        let request = RemoteChatRequest(model: "qwen", messages: Self.messages,
                                             options: .init(maximumResponseTokens: 32, stopSequences: ["END"], sampling: sampling),
                                             seed: 1234, format: .text)
         let body = try Self.json(request)
@@ -48,13 +48,13 @@ struct RemoteChatCompletionRequestTests {
 
     @Test("fields left unset are not sent: the server's defaults apply")
     func defaults() throws {
-        let body = try Self.json(ChatCompletionRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 9, format: .text))
+        let body = try Self.json(RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 9, format: .text))
         #expect(Set(body.keys) == ["model", "messages", "stream", "stream_options", "seed"])
     }
 
     @Test("thinking: nil sends nothing; off and on go through chat_template_kwargs, the budget beside it")
     func thinking() throws {
-        var request = ChatCompletionRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 1, format: .text,
+        var request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 1, format: .text,
                                             thinking: .disabled)
         #expect(try Self.json(request)["chat_template_kwargs"] as? [String: Bool] == ["enable_thinking": false])
         request.thinking = .enabled(budget: 128, budgetMessage: "Answer now.")
@@ -69,7 +69,7 @@ struct RemoteChatCompletionRequestTests {
             DynamicTool(name: "get_weather", description: "Weather", parametersSchema: #"{"type":"object","properties":{"city":{"type":"string"}}}"#) { _ in "" },
             DynamicTool(name: "calc", description: "Math", parametersSchema: #"{"type":"object"}"#) { _ in "" },
         ])
-        var request = ChatCompletionRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 1, format: .text)
+        var request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 1, format: .text)
         (request.tools, request.toolChoice) = try box.offer(.auto)
         var body = try Self.json(request)
         let tools = try #require(body["tools"] as? [[String: Any]])
@@ -89,25 +89,25 @@ struct RemoteChatCompletionRequestTests {
             OutputSchema.Property("approved", .boolean)
             OutputSchema.Property("reason", .string)
         }
-        let format = try #require(try ChatCompletionRequest.responseFormat(.schema(schema)))
+        let format = try #require(try RemoteChatRequest.responseFormat(.schema(schema)))
         let text = format.serialized()
         #expect(text.hasPrefix(#"{"type":"json_schema","json_schema":{"name":"Verdict__a_decision","strict":true,"schema":{"#), "\(text)")
         #expect(try #require(text.range(of: "approved")).lowerBound < #require(text.range(of: "reason")).lowerBound)
-        let raw = try #require(try ChatCompletionRequest.responseFormat(.jsonSchema(#"{"type":"object","properties":{"b":{},"a":{}}}"#)))
+        let raw = try #require(try RemoteChatRequest.responseFormat(.jsonSchema(#"{"type":"object","properties":{"b":{},"a":{}}}"#)))
         #expect(raw.serialized() == #"{"type":"json_schema","json_schema":{"name":"schema","strict":true,"schema":{"type":"object","properties":{"b":{},"a":{}}}}}"#)
-        #expect(try ChatCompletionRequest.responseFormat(.text) == nil)
+        #expect(try RemoteChatRequest.responseFormat(.text) == nil)
     }
 
     @Test("what no server can take fails before any request: a grammar, a bad schema, balanced-JSON stops")
     func unsupported() throws {
         #expect {
-            try ChatCompletionRequest.responseFormat(.grammar("root ::= \"yes\""))
+            try RemoteChatRequest.responseFormat(.grammar("root ::= \"yes\""))
         } throws: { error in
             guard case RemoteModel.Error.unsupportedFormat(let reason) = error else { return false }
             return reason.contains("JSON Schema")
         }
-        #expect(throws: OutputFormat.Error.self) { try ChatCompletionRequest.responseFormat(.jsonSchema("{not json")) }
-        let request = ChatCompletionRequest(model: "m", messages: [.user("hi")], options: .init(stopsAtBalancedJSON: true),
+        #expect(throws: OutputFormat.Error.self) { try RemoteChatRequest.responseFormat(.jsonSchema("{not json")) }
+        let request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(stopsAtBalancedJSON: true),
                                             seed: 1, format: .text)
         #expect(throws: LocalModel.Error.invalidOption(name: "stopsAtBalancedJSON",
                                                        reason: "a server cannot stop at balanced JSON; ask for a JSON Schema format instead")) {

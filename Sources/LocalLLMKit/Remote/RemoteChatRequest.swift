@@ -2,7 +2,7 @@ import Foundation
 
 /// The JSON body of one streamed `POST /chat/completions`: OpenAI's fields, plus llama.cpp's
 /// names for the sampling settings OpenAI lacks (sent only when they are set).
-struct ChatCompletionRequest {
+struct RemoteChatRequest {
     var model: String
     var messages: [ChatMessage]
     var options: CompletionOptions
