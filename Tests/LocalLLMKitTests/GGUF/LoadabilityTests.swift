@@ -96,7 +96,7 @@ struct LoadabilityTests {
         #expect(try await model.complete("hi", options: .init(maximumResponseTokens: 2, sampling: .greedy)).tokens.count == 2)
     }
 
-    @Test("Hardening #9: the real models in the model folder stay loadable")
+    @Test("Hardening #9: the real models in the model folder stay loadable; a projector there is named for what it is")
     func realModels() throws {
         let folder = try TestModel.url().deletingLastPathComponent()
         let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
@@ -104,7 +104,16 @@ struct LoadabilityTests {
         #expect(!files.isEmpty)
         for url in files {
             let file = try GGUFFile(contentsOf: url)
-            #expect(file.loadabilityProblem == nil, "\(url.lastPathComponent): \(String(describing: file.loadabilityProblem))")
+            if url.lastPathComponent.contains("mmproj") {
+                // The image tests' projector (scripts/synth-vision-model) is named for what it is.
+                guard case .unloadableModelFile(_, let key, _, let reason)? = file.loadabilityProblem else {
+                    Issue.record("\(url.lastPathComponent): \(String(describing: file.loadabilityProblem))")
+                    continue
+                }
+                #expect(key == "general.architecture" && reason.contains("vision projector"), "\(reason)")
+            } else {
+                #expect(file.loadabilityProblem == nil, "\(url.lastPathComponent): \(String(describing: file.loadabilityProblem))")
+            }
         }
         let gemma = try GGUFFile(contentsOf: TestModel.url())
         #expect(gemma.vocabulary.tokenCount == 262_144)
