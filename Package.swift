@@ -31,6 +31,15 @@ let package = Package(
             name: "CLlamaEngineBridge",
             dependencies: ["CLlama", "CLlamaCommon"]
         ),
+        // llama.cpp's multimodal library (images and audio), and the bridge the engine calls it through.
+        .systemLibrary(
+            name: "CLlamaMTMD",
+            pkgConfig: "llama-mtmd"
+        ),
+        .target(
+            name: "CLlamaVisionBridge",
+            dependencies: ["CLlama", "CLlamaMTMD", "CLlamaEngineBridge"]
+        ),
         .target(
             name: "CLlamaChatBridge",
             dependencies: ["CLlama", "CLlamaCommon", "CLlamaEngineBridge"]
@@ -48,7 +57,8 @@ let package = Package(
         // values; chat, structured output, tools and the library build on it (`package` access).
         .target(
             name: "LocalLLMKitEngine",
-            dependencies: ["CLlama", "CLlamaEngineBridge", .target(name: "CDigest", condition: .when(platforms: [.linux]))]
+            dependencies: ["CLlama", "CLlamaEngineBridge", "CLlamaVisionBridge",
+                           .target(name: "CDigest", condition: .when(platforms: [.linux]))]
         ),
         .target(
             name: "LocalLLMKit",

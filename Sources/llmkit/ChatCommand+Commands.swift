@@ -4,7 +4,11 @@ import LocalLLMKit
 /// The slash commands of `llmkit chat`.
 extension ChatCommand {
     /// What a command asks of the chat loop.
-    enum CommandOutcome { case done, failed, quit }
+    enum CommandOutcome {
+        case done, failed, quit
+        /// An image for the next message.
+        case attach(MediaAttachment)
+    }
 
     /// The list of commands, for `--help` and `/help`.
     static let commandHelp = """
@@ -13,6 +17,7 @@ extension ChatCommand {
       /save PATH   save the conversation (transcript and KV cache) to PATH
       /load PATH   continue a saved conversation
       /reset       forget every turn (keeps the system message)
+      /image PATH  attach an image to the next message (the model needs a projector)
       /quit, /exit leave (so does end of input)
     A line that is exactly \(ChatInput.blockDelimiter) starts a multi-line message; the next \(ChatInput.blockDelimiter) line sends it.
     """
@@ -34,6 +39,15 @@ extension ChatCommand {
                 Console.err("usage: /save PATH   (saves the conversation to PATH)\n")
             case "/load" where argument.isEmpty:
                 Console.err("usage: /load PATH   (continues the conversation saved in PATH)\n")
+            case "/image" where argument.isEmpty:
+                Console.err("usage: /image PATH   (attaches the image at PATH to the next message)\n")
+            case "/image":
+                guard conversation.model.acceptsImages else {
+                    throw LocalModel.Error.noProjector(path: conversation.model.url.path)
+                }
+                let attachment = try MediaAttachment.image(contentsOf: URL(filePath: argument))
+                Console.err("attached \(argument) to the next message\n")
+                return .attach(attachment)
             case "/save":
                 try await conversation.save(to: URL(filePath: argument))
                 Console.err("saved to \(argument)\n")

@@ -36,9 +36,11 @@ enum ChatCommand {
 
         \(commandHelp)
         """,
-        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--stats", "--json", "--fit"]),
-        repeatableOptions: ["--stop"],
+        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions)
+            .union(MediaFlags.valueOptions),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions)
+            .union(MediaFlags.flagOptions).union(["--stats", "--json", "--fit"]),
+        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]),
         aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 }
     )
 
@@ -55,6 +57,8 @@ enum ChatCommand {
                             + "/help for commands, \(ChatInput.blockDelimiter) for a multi-line message, Ctrl-D to leave")
         }
         var failed = false
+        // `--image` goes with the first message; `/image` with the next one.
+        var attachments = try MediaFlags.attachments(arguments)
         while let entry = await input.next() {
             switch entry {
             case .command(let line):
@@ -62,10 +66,13 @@ enum ChatCommand {
                 case .quit: return failed ? .failure : .success
                 case .failed: failed = true
                 case .done: break
+                case .attach(let attachment): attachments.append(attachment)
                 }
             case .message(let message):
                 do {
-                    guard let response = try await answer(message, conversation: conversation, request: request,
+                    let sent = attachments
+                    attachments = []
+                    guard let response = try await answer(message, attachments: sent, conversation: conversation, request: request,
                                                           printer: printer, interactive: input.isTerminal) else {
                         if InterruptHandler.shared.wasTerminated { return .interrupted }
                         if InterruptHandler.shared.wasInterrupted && !input.isTerminal { return .interrupted }
@@ -92,9 +99,10 @@ enum ChatCommand {
     /// On a terminal, the turn runs in a task of its own that Ctrl-C cancels; generation stops
     /// within one decode step, the conversation keeps its transcript as it was before the turn,
     /// and the chat goes on. From a pipe, Ctrl-C cancels the stream and the command ends.
-    private static func answer(_ message: String, conversation: Conversation, request: GenerationFlags.Request,
-                               printer: ChatPrinter, interactive: Bool) async throws -> ModelResponse<String>? {
-        let stream = conversation.streamResponse(to: message, format: request.format, options: request.options,
+    private static func answer(_ message: String, attachments: [MediaAttachment], conversation: Conversation,
+                               request: GenerationFlags.Request, printer: ChatPrinter,
+                               interactive: Bool) async throws -> ModelResponse<String>? {
+        let stream = conversation.streamResponse(to: message, attachments: attachments, format: request.format, options: request.options,
                                                  thinking: request.thinking, toolPolicy: request.toolPolicy)
         guard interactive else {
             let response = try await printer.stream(stream)
@@ -128,6 +136,7 @@ enum ChatCommand {
             "thinking_tokens": s.thinkingTokens,
             "drafted_tokens": s.draftedTokens,
             "accepted_draft_tokens": s.acceptedDraftTokens,
+            "encoded_media": s.encodedMedia,
             "time_to_first_token_ms": s.timeToFirstToken.milliseconds,
             "prompt_eval_ms": s.promptDuration.milliseconds,
             "stop_reason": response.stopReason.rawValue,

@@ -91,6 +91,7 @@ enum ModelOptions {
         if arguments.has("--fit") { configuration.memoryFit = .automatic }
         configuration.rpcServers = try rpcServers(arguments)
         configuration.tensorSplit = try tensorSplit(arguments)
+        try MediaFlags.configure(&configuration, arguments)
         return configuration
     }
 

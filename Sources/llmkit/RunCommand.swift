@@ -15,6 +15,7 @@ enum RunCommand {
           PROMPT                   the prompt; '-' (or nothing, with piped input) reads stdin
           -p, --prompt TEXT        the prompt, instead of the PROMPT argument
           -f, --prompt-file FILE   read the prompt from FILE ('-' reads stdin); also --file
+        \(MediaFlags.help)
         \(GenerationFlags.everydayHelp)
           -h, --help               show this help
 
@@ -37,9 +38,11 @@ enum RunCommand {
         Without --raw the prompt goes through the chat template: --chat-template, else the
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
-        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions).union(["--prompt", "--prompt-file"]),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats", "--fit"]),
-        repeatableOptions: ["--stop"],
+        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions)
+            .union(MediaFlags.valueOptions).union(["--prompt", "--prompt-file"]),
+        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions)
+            .union(MediaFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats", "--fit"]),
+        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]),
         maximumPositionals: 2
     )
 
@@ -56,13 +59,17 @@ enum RunCommand {
         if raw, let chatFlag = GenerationFlags.chatOnlyFlag(in: arguments) {
             throw UsageError(message: "\(chatFlag) needs chat mode; it cannot be combined with --raw")
         }
+        if raw && !arguments.allValues("--image").isEmpty {
+            throw UsageError(message: "--image needs chat mode; it cannot be combined with --raw")
+        }
+        let attachments = try MediaFlags.attachments(arguments)
         let model = try await ModelOptions.load(arguments)
         var report: RunReport
         if raw {
             report = try await complete(prompt, model: model, request: request, json: json, streamsJSON: streamsJSON)
         } else {
             let conversation = try await GenerationFlags.conversation(arguments, model: model)
-            report = try await respond(prompt, in: conversation, request: request, arguments: arguments)
+            report = try await respond(prompt, attachments: attachments, in: conversation, request: request, arguments: arguments)
         }
         if json {
             try Console.printJSON(report)
@@ -103,11 +110,11 @@ enum RunCommand {
     }
 
     /// One chat turn: the answer on stdout (ending with a newline), thinking on stderr on request.
-    private static func respond(_ prompt: String, in conversation: Conversation, request: GenerationFlags.Request,
-                                arguments: ParsedArguments) async throws -> RunReport {
+    private static func respond(_ prompt: String, attachments: [MediaAttachment], in conversation: Conversation,
+                                request: GenerationFlags.Request, arguments: ParsedArguments) async throws -> RunReport {
         let response = try await ChatPrinter(json: arguments.has("--json"), showThinking: arguments.has("--show-thinking"),
                                              streamsJSON: arguments.has("--stream-json"))
-            .stream(conversation.streamResponse(to: prompt, format: request.format, options: request.options,
+            .stream(conversation.streamResponse(to: prompt, attachments: attachments, format: request.format, options: request.options,
                                                thinking: request.thinking, toolPolicy: request.toolPolicy))
         return RunReport(text: response.text, thinking: response.thinking, stopReason: response.stopReason,
                          stopSequence: response.stopSequence, seed: response.seed, statistics: response.statistics,

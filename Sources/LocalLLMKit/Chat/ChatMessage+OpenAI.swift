@@ -15,14 +15,25 @@ extension ChatMessage: Codable {
     private enum FunctionKeys: String, CodingKey { case name, arguments }
 
     /// Reads an OpenAI-style message. `content` may be a string, null, or an array of
-    /// `{"type": "text", "text"}` parts; `arguments` may be a JSON string or an object.
+    /// `{"type": "text", "text"}` and `{"type": "image_url", "image_url": {"url": "data:…"}}`
+    /// parts (text parts are joined with newlines; images become ``attachments``);
+    /// `arguments` may be a JSON string or an object.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         role = try container.decode(Role.self, forKey: .role)
+        attachments = []
         if let text = try? container.decodeIfPresent(String.self, forKey: .content) {
             content = text
-        } else if let parts = try? container.decodeIfPresent([TextPart].self, forKey: .content) {
-            content = parts.map(\.text).joined(separator: "\n")
+        } else if let parts = try? container.decodeIfPresent([Part].self, forKey: .content) {
+            content = parts.compactMap(\.text).joined(separator: "\n")
+            for part in parts {
+                guard let url = part.imageURL else { continue }
+                do {
+                    attachments.append(try MediaAttachment(dataURL: url))
+                } catch {
+                    throw DecodingError.dataCorruptedError(forKey: .content, in: container, debugDescription: "an image_url part: \(error)")
+                }
+            }
         } else if try !container.contains(.content) || container.decodeNil(forKey: .content) {
             content = ""
         } else {
@@ -54,7 +65,21 @@ extension ChatMessage: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(role, forKey: .role)
-        try container.encode(content, forKey: .content)
+        if attachments.isEmpty {
+            try container.encode(content, forKey: .content)
+        } else {
+            // OpenAI's content parts: the attachments (as data URLs), then the text.
+            var parts = container.nestedUnkeyedContainer(forKey: .content)
+            for attachment in attachments {
+                var part = parts.nestedContainer(keyedBy: PartKeys.self)
+                try part.encode("image_url", forKey: .type)
+                var url = part.nestedContainer(keyedBy: URLKeys.self, forKey: .imageURL)
+                try url.encode(attachment.dataURL, forKey: .url)
+            }
+            var text = parts.nestedContainer(keyedBy: PartKeys.self)
+            try text.encode("text", forKey: .type)
+            try text.encode(content, forKey: .text)
+        }
         try container.encodeIfPresent(thinking, forKey: .reasoningContent)
         try container.encodeIfPresent(toolCallID, forKey: .toolCallID)
         try container.encodeIfPresent(name, forKey: .name)
@@ -71,7 +96,35 @@ extension ChatMessage: Codable {
         }
     }
 
-    private struct TextPart: Decodable {
-        let text: String
+    private enum PartKeys: String, CodingKey {
+        case type, text
+        case imageURL = "image_url"
+    }
+
+    private enum URLKeys: String, CodingKey { case url }
+
+    /// A content part: `{"type": "text", "text"}` or `{"type": "image_url", "image_url": {"url"}}`
+    /// (the URL a data URL; a bare string is read too).
+    private struct Part: Decodable {
+        let text: String?
+        let imageURL: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: PartKeys.self)
+            switch try container.decode(String.self, forKey: .type) {
+            case "text":
+                text = try container.decode(String.self, forKey: .text)
+                imageURL = nil
+            case "image_url":
+                text = nil
+                if let url = try? container.decode(String.self, forKey: .imageURL) {
+                    imageURL = url
+                } else {
+                    imageURL = try container.nestedContainer(keyedBy: URLKeys.self, forKey: .imageURL).decode(String.self, forKey: .url)
+                }
+            case let type:
+                throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "a content part of type '\(type)'")
+            }
+        }
     }
 }

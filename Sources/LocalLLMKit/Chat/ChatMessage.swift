@@ -42,22 +42,31 @@ public struct ChatMessage: Sendable, Equatable {
     public var toolCallID: String?
     /// For a tool message: the tool's name.
     public var name: String?
+    /// Images (or audio clips) the message carries, for a model with a projector
+    /// (``LocalModel/acceptsImages``). The model sees them in order, before ``content``, as
+    /// llama.cpp's multimodal tools and Ollama place them.
+    public var attachments: [MediaAttachment]
 
     /// Creates a message.
     public init(role: Role, content: String, thinking: String? = nil, toolCalls: [ToolCall] = [],
-                toolCallID: String? = nil, name: String? = nil) {
+                toolCallID: String? = nil, name: String? = nil, attachments: [MediaAttachment] = []) {
         self.role = role
         self.content = content
         self.thinking = thinking
         self.toolCalls = toolCalls
         self.toolCallID = toolCallID
         self.name = name
+        self.attachments = attachments
     }
 
     /// A system message.
     public static func system(_ content: String) -> ChatMessage { ChatMessage(role: .system, content: content) }
     /// A user message.
     public static func user(_ content: String) -> ChatMessage { ChatMessage(role: .user, content: content) }
+    /// A user message with images (or audio clips).
+    public static func user(_ content: String, attachments: [MediaAttachment]) -> ChatMessage {
+        ChatMessage(role: .user, content: content, attachments: attachments)
+    }
     /// An assistant message, with its thinking when there was some.
     public static func assistant(_ content: String, thinking: String? = nil) -> ChatMessage {
         ChatMessage(role: .assistant, content: content, thinking: thinking)

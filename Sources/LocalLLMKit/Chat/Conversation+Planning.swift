@@ -4,8 +4,10 @@ struct TurnPlan: Sendable {
     var history: [ChatMessage]
     /// The rendered prompt: history plus this turn's messages.
     var rendered: ChatTemplate.RenderedPrompt
-    /// Its tokens.
+    /// Its tokens (with stand-ins where images lie).
     var tokens: [Int32]
+    /// Where images (or audio) lie in ``tokens``.
+    var media: [PromptMediaSpan] = []
     /// Tokens kept free for the answer.
     var reservedTokens: Int
     /// Turns dropped to make room.
@@ -35,15 +37,29 @@ extension Conversation {
         let reserved = try request.options.reservedTokens(inContextOf: contextLength)
         let offer = try toolBox.offer(toolChoice)
         while true {
-            let rendered = try template.render(history + pending, addGenerationPrompt: true,
+            let messages = history + pending
+            let attachments = messages.flatMap(\.attachments)
+            // Each attachment becomes a marker word before its message's text; the rendered
+            // prompt is then split at the markers, and the projector puts the media there.
+            let marker = attachments.isEmpty ? nil : LocalModel.makeMediaMarker()
+            let shown = marker.map { marker in
+                messages.map { message in
+                    var message = message
+                    message.content = String(repeating: marker, count: message.attachments.count) + message.content
+                    message.attachments = []
+                    return message
+                }
+            } ?? messages
+            let rendered = try template.render(shown, addGenerationPrompt: true,
                                                enableThinking: request.thinking.isEnabled,
                                                arguments: configuration.templateArguments,
                                                tools: offer.tools, toolChoice: offer.choice)
-            let tokens = try model.tokenizer.tokenize(rendered.segments)
-            let fits = tokens.count <= contextLength - reserved
+            let prompt = try marker.map { try model.multimodalPrompt(rendered.segments, marker: $0, attachments: attachments) }
+                ?? MultimodalPrompt(tokens: try model.tokenizer.tokenize(rendered.segments), media: [])
+            let fits = prompt.tokens.count <= contextLength - reserved
             guard !fits, configuration.overflowPolicy == .dropOldestTurns, let oldest = Self.oldestTurn(in: history) else {
-                return TurnPlan(history: history, rendered: rendered, tokens: tokens, reservedTokens: reserved,
-                                droppedTurns: dropped, fits: fits)
+                return TurnPlan(history: history, rendered: rendered, tokens: prompt.tokens, media: prompt.media,
+                                reservedTokens: reserved, droppedTurns: dropped, fits: fits)
             }
             history.removeSubrange(oldest)
             dropped += 1

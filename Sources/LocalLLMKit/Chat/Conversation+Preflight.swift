@@ -19,13 +19,16 @@ extension Conversation {
 
     /// Reports, for the message `prompt`, the exact prompt size, the context size,
     /// whether it fits, and the effective maximum answer length.
-    /// The arguments are those of ``respond(to:format:options:thinking:toolPolicy:)``.
-    /// - Throws: ``ChatTemplate/Error/failed(reason:)`` or ``LocalModel/Error/invalidOption(name:reason:)``.
-    public func preflight(_ prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
-                          thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> Preflight {
+    /// The arguments are those of ``respond(to:attachments:format:options:thinking:toolPolicy:)``.
+    /// Images count with the positions they take.
+    /// - Throws: ``ChatTemplate/Error/failed(reason:)``, ``LocalModel/Error/invalidOption(name:reason:)``,
+    ///   ``LocalModel/Error/noProjector(path:)`` or ``MediaAttachment/Error``.
+    public func preflight(_ prompt: String, attachments: [MediaAttachment] = [], format: OutputFormat = .text,
+                          options: CompletionOptions = .init(), thinking: Thinking = .disabled,
+                          toolPolicy: ToolPolicy = .init()) async throws -> Preflight {
         let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
         try request.validate()
-        let plan = try await planTurn([.user(Self.userMessage(prompt, format: format))], request: request,
+        let plan = try await planTurn([.user(Self.userMessage(prompt, format: format), attachments: attachments)], request: request,
                                 toolChoice: Self.toolChoice(for: request, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
         let cached = configuration.reusesPromptCache ? try await model.reusablePrefix(of: plan.tokens) : 0

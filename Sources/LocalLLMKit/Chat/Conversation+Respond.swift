@@ -6,28 +6,33 @@ extension Conversation {
     /// Errors that can be known before generation (a bad option, a prompt that does
     /// not fit, a template failure) end the stream before its first event.
     /// - Parameters:
+    ///   - attachments: images (or audio clips) the message carries, for a model with a
+    ///     projector; the model sees them before the text.
     ///   - format: the shape of the answer: free text, JSON following a schema, or a grammar
     ///     (described in the prompt and enforced while sampling; such answers use no tools).
     ///   - options: length, stop sequences and sampling.
     ///   - thinking: whether the model thinks first, and for how long.
     ///   - toolPolicy: which tools the model may call, and for how many rounds.
-    public nonisolated func streamResponse(to prompt: String, format: OutputFormat = .text,
+    public nonisolated func streamResponse(to prompt: String, attachments: [MediaAttachment] = [], format: OutputFormat = .text,
                                            options: CompletionOptions = .init(), thinking: Thinking = .disabled,
                                            toolPolicy: ToolPolicy = .init()) -> Conversation.ResponseStream {
         let flag = CancellationFlag()
         let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
         return Conversation.ResponseStream.start(flag: flag) { emit in
-            try await self.serveTurn(prompt, request: request, flag: flag, emit: emit)
+            try await self.serveTurn(prompt, attachments: attachments, request: request, flag: flag, emit: emit)
         }
     }
 
     /// Answers `prompt` and returns the whole response (parameters as in
-    /// ``streamResponse(to:format:options:thinking:toolPolicy:)``).
+    /// ``streamResponse(to:attachments:format:options:thinking:toolPolicy:)``).
     /// - Throws: ``LocalModel/Error/promptTooLong(tokens:limit:)``, ``LocalModel/Error/invalidOption(name:reason:)``,
+    ///   ``LocalModel/Error/noProjector(path:)``, ``MediaAttachment/Error``,
     ///   ``ChatTemplate/Error/failed(reason:)`` or a decoding error.
-    public nonisolated func respond(to prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
-                                    thinking: Thinking = .disabled, toolPolicy: ToolPolicy = .init()) async throws -> ModelResponse<String> {
-        try await streamResponse(to: prompt, format: format, options: options, thinking: thinking, toolPolicy: toolPolicy).result
+    public nonisolated func respond(to prompt: String, attachments: [MediaAttachment] = [], format: OutputFormat = .text,
+                                    options: CompletionOptions = .init(), thinking: Thinking = .disabled,
+                                    toolPolicy: ToolPolicy = .init()) async throws -> ModelResponse<String> {
+        try await streamResponse(to: prompt, attachments: attachments, format: format, options: options, thinking: thinking,
+                                 toolPolicy: toolPolicy).result
     }
 
     /// The user message as the model sees it: with the output format described, when there is one.
@@ -44,7 +49,7 @@ extension Conversation {
     }
 
     /// One turn, start to end: generation rounds on the model's sequences, tool calls between them.
-    private func serveTurn(_ prompt: String, request requested: TurnRequest, flag: CancellationFlag,
+    private func serveTurn(_ prompt: String, attachments: [MediaAttachment], request requested: TurnRequest, flag: CancellationFlag,
                            emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> ModelResponse<String> {
         await turnLock.lock()
         defer { turnLock.unlock() }
@@ -52,7 +57,8 @@ extension Conversation {
         request.options.sampling = request.options.sampling.filling(from: model.file.recommendedSampling)
         try request.validate()
         let loop = TurnLoop(request: request, toolBox: toolBox, flag: flag, emit: emit)
-        return try await loop.run(.user(Self.userMessage(prompt, format: request.format))) { pending, choice, round in
+        if !attachments.isEmpty && model.projector == nil { throw LocalModel.Error.noProjector(path: model.url.path) }
+        return try await loop.run(.user(Self.userMessage(prompt, format: request.format), attachments: attachments)) { pending, choice, round in
             try await generateRound(pending, request: request, toolChoice: choice, round: round, flag: flag, emit: emit)
         } commit: { history, turn in
             commit(history: history, turn)

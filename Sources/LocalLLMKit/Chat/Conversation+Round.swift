@@ -27,9 +27,10 @@ extension Conversation {
         let thinking = ThinkingBudget(generationPrompt: rendered.generationPrompt, tokens: request.thinking.budget,
                                       startTag: rendered.thinkingStartTag, endTags: rendered.thinkingEndTags,
                                       message: request.thinking.budgetMessage)
-        let generation = GenerationPlan(promptTokens: plan.tokens, options: request.options, constraint: constraint,
+        var generation = GenerationPlan(promptTokens: plan.tokens, options: request.options, constraint: constraint,
                                         thinking: thinking, additionalStopSequences: rendered.additionalStopSequences,
                                         preservedTokens: preserved, reusesCache: configuration.reusesPromptCache)
+        generation.media = plan.media
         let probe = ReplyParsingProbe.current
         let parsing = RoundParsing(rendered: rendered, probe: probe)
         let result = try await model.generate(GenerationRequest(plan: generation, contextLimit: contextLength,

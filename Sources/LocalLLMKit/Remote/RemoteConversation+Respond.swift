@@ -1,7 +1,7 @@
 extension RemoteConversation {
     /// Streams the answer to `prompt` as events: thinking and text deltas, tool calls and their
     /// results, and `.done` with the response last, exactly once (as
-    /// ``Conversation/streamResponse(to:format:options:thinking:toolPolicy:)`` does).
+    /// ``Conversation/streamResponse(to:attachments:format:options:thinking:toolPolicy:)`` does).
     ///
     /// Errors that can be known before a request (a bad option, a grammar format, a tool choice
     /// naming no tool) end the stream before its first event. Breaking out of the loop or

@@ -69,9 +69,11 @@ extension Conversation {
     /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` before generation for a type
     ///   that cannot be described; ``OutputFormat/Error/incompleteOutput(raw:stopReason:)`` when the
     ///   token limit cut the JSON short.
-    public nonisolated func respond<T: Decodable & Sendable>(to prompt: String, generating type: T.Type,
+    public nonisolated func respond<T: Decodable & Sendable>(to prompt: String, attachments: [MediaAttachment] = [],
+                                                  generating type: T.Type,
                                                   options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
-        let response = try await respond(to: prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
+        let response = try await respond(to: prompt, attachments: attachments, format: .schema(try OutputSchema(deriving: T.self)),
+                                         options: options)
         return response.replacingContent(with: try StructuredDecoding.decode(T.self, from: response.text,
                                                                               stopReason: response.stopReason))
     }
@@ -80,7 +82,7 @@ extension Conversation {
 extension LocalModel {
     /// Continues `prompt` (plain text, no chat template) with a value of type `T`,
     /// enforced by the grammar of the schema derived from `T`.
-    /// - Throws: as ``Conversation/respond(to:generating:options:)``.
+    /// - Throws: as ``Conversation/respond(to:attachments:generating:options:)``.
     public nonisolated func complete<T: Decodable & Sendable>(_ prompt: String, generating type: T.Type,
                                                    options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
         let result = try await complete(prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)

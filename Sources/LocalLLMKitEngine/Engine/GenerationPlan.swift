@@ -23,6 +23,9 @@ package struct GenerationPlan: Sendable {
     /// likeliest candidates only (the bridge's shortcut, which draws the same tokens; tests
     /// compare both).
     package var samplesExhaustively = false
+    /// Where images (or audio) lie in ``promptTokens``, whose positions there hold stand-ins
+    /// (see ``MultimodalPrompt``); empty for text.
+    package var media: [PromptMediaSpan] = []
 
     /// A plan for `promptTokens` with `options` and nothing else.
     package init(promptTokens: [Int32], options: CompletionOptions, constraint: SamplingConstraint = .none,

@@ -7,6 +7,9 @@ public struct GenerationStatistics: Sendable, Equatable {
     public var cachedPromptTokens: Int = 0
     /// Prompt tokens actually evaluated: ``promptTokens`` minus ``cachedPromptTokens``.
     public var evaluatedPromptTokens: Int { promptTokens - cachedPromptTokens }
+    /// Images (or audio clips) in the prompt that the projector encoded for this request; those
+    /// already in the KV cache (an earlier turn) or in the projector's cache are not encoded again.
+    public var encodedMedia: Int = 0
     /// Tokens generated (an end-of-generation token is not counted).
     public var generatedTokens: Int = 0
     /// Generated tokens that belong to the thinking phase (conversations only): the thinking
@@ -55,6 +58,7 @@ public struct GenerationStatistics: Sendable, Equatable {
         thinkingTokens += round.thinkingTokens
         draftedTokens += round.draftedTokens
         acceptedDraftTokens += round.acceptedDraftTokens
+        encodedMedia += round.encodedMedia
         promptDuration += round.promptDuration
         generationDuration += round.generationDuration
         promptTokensPerSecond = promptDuration.seconds > 0 ? promptEvents / promptDuration.seconds : 0

@@ -160,6 +160,37 @@ package final class InferenceContext: @unchecked Sendable {
         return model.remoteLoss == nil ? code : Self.remoteDeviceLostCode
     }
 
+    /// Decodes `count` embeddings of `width` floats (an image's, from a projector) at positions
+    /// `position…` of `sequence`, without logits: one `llama_decode` of its own, since a batch
+    /// holds tokens or embeddings, not both. With `nonCausal`, they attend to each other both
+    /// ways (llama.cpp's causal attention is off for the call). Stops early once `cancellation`
+    /// is raised.
+    /// - Returns: llama.cpp's code, as ``decode(_:cancellations:)``'s.
+    package func decodeEmbeddings(_ rows: UnsafeBufferPointer<Float>, width: Int, position: Int, sequence: Int32,
+                                  nonCausal: Bool, cancellation: CancellationFlag) -> Int32 {
+        let count = rows.count / width
+        precondition(count > 0 && count <= batchSize && count * width == rows.count, "an embedding batch of the wrong size")
+        var embeddings = llama_batch_init(Int32(count), Int32(width), 1)
+        defer { llama_batch_free(embeddings) }
+        embeddings.n_tokens = Int32(count)
+        embeddings.embd.update(from: rows.baseAddress!, count: rows.count)
+        for index in 0..<count {
+            embeddings.pos[index] = Int32(position + index)
+            embeddings.n_seq_id[index] = 1
+            embeddings.seq_id[index]![0] = sequence
+            embeddings.logits[index] = 0
+        }
+        if nonCausal { llama_set_causal_attn(pointer, false) }
+        defer { if nonCausal { llama_set_causal_attn(pointer, true) } }
+        abortCondition.flags = [cancellation]
+        defer { abortCondition.flags = [] }
+        if model.remoteLoss != nil { return Self.remoteDeviceLostCode }
+        let code = llama_decode(pointer, embeddings)
+        guard !model.remoteLinks.isEmpty else { return code }
+        llama_synchronize(pointer)
+        return model.remoteLoss == nil ? code : Self.remoteDeviceLostCode
+    }
+
     /// The code ``decode(_:cancellations:)`` returns when a remote server of the model is lost.
     package static let remoteDeviceLostCode: Int32 = -100
 

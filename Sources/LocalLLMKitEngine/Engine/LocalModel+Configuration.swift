@@ -74,6 +74,11 @@ extension LocalModel {
         /// ``BatchScheduler``); nil: where layers are offloaded to a GPU, on which `llama_decode`
         /// returns before the work is done. Tests set it to run that order on the CPU too.
         package var defersTextWork: Bool?
+        /// The projector that lets the model take images (or audio): ``Projector/automatic``
+        /// (the default) finds one beside the model file.
+        public var projector: Projector
+        /// How much media one request may carry (see ``MediaAttachment/Limits``).
+        public var mediaLimits: MediaAttachment.Limits
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -92,7 +97,9 @@ extension LocalModel {
             repacksWeights: Bool? = nil,
             memoryFit: MemoryFit? = nil,
             rpcServers: [String] = [],
-            tensorSplit: [Double]? = nil
+            tensorSplit: [Double]? = nil,
+            projector: Projector = .automatic,
+            mediaLimits: MediaAttachment.Limits = .default
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -110,6 +117,8 @@ extension LocalModel {
             self.memoryFit = memoryFit
             self.rpcServers = rpcServers
             self.tensorSplit = tensorSplit
+            self.projector = projector
+            self.mediaLimits = mediaLimits
         }
 
         /// Whether the CPU repacks weights (see ``repacksWeights``).

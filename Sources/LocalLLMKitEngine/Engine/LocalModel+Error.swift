@@ -67,6 +67,11 @@ extension LocalModel {
         /// connection closed or failed). The model cannot generate any more: load it again
         /// once the server is back.
         case remoteDeviceLost(endpoint: String, reason: String)
+        /// A request carries images or audio, but the model was loaded without a projector.
+        case noProjector(path: String)
+        /// The projector file (``Configuration/projector``) cannot be used with this model;
+        /// `reason` says why (not a projector, damaged, made for a model of another width).
+        case invalidProjector(path: String, reason: String)
     }
 }
 
@@ -122,6 +127,10 @@ extension LocalModel.Error: LocalizedError {
             return "RPC server \(endpoint) cannot be used: \(reason)"
         case .remoteDeviceLost(let endpoint, let reason):
             return "RPC server \(endpoint) was lost (\(reason)); load the model again once it is back"
+        case .noProjector(let path):
+            return "model \(path) has no projector, so it cannot take images or audio: load it with one (an mmproj GGUF beside it, or --mmproj)"
+        case .invalidProjector(let path, let reason):
+            return "projector \(path) cannot be used: \(reason)"
         }
     }
 }

@@ -49,6 +49,8 @@ public actor LocalModel {
     package nonisolated let handle: ModelHandle
     /// The draft model of ``Configuration/Speculation/draftModel(at:maximumDraft:)``, loaded beside this one.
     package nonisolated let draftHandle: ModelHandle?
+    /// The projector that turns images (or audio) into embeddings (``Configuration/projector``).
+    package nonisolated let projector: ProjectorHandle?
     package nonisolated let tokenizer: Tokenizer
     private nonisolated let executor: EngineExecutor
     private var batchScheduler: BatchScheduler?
@@ -71,8 +73,8 @@ public actor LocalModel {
     }
 
     private init(url: URL, file: GGUFFile, configuration: Configuration, effectiveConfiguration: Configuration,
-                 memoryPlan: MemoryPlan?, handle: ModelHandle, draftHandle: ModelHandle?, executor: EngineExecutor,
-                 loadDuration: Duration) {
+                 memoryPlan: MemoryPlan?, handle: ModelHandle, draftHandle: ModelHandle?, projector: ProjectorHandle?,
+                 executor: EngineExecutor, loadDuration: Duration) {
         self.url = url
         self.file = file
         self.configuration = configuration
@@ -80,6 +82,7 @@ public actor LocalModel {
         self.memoryPlan = memoryPlan
         self.handle = handle
         self.draftHandle = draftHandle
+        self.projector = projector
         self.tokenizer = Tokenizer(handle: handle)
         self.contextLength = effectiveConfiguration.contextLength
             ?? min(file.trainingContextLength ?? Configuration.defaultContextLength, Configuration.defaultContextLength)
@@ -185,13 +188,18 @@ public actor LocalModel {
         do {
             let clock = ContinuousClock()
             let start = clock.now
-            let (handle, draft) = try await executor.run {
+            let (handle, draft, projector) = try await executor.run {
                 let handle = try loadWeights(file: file, configuration: effective)
-                return (handle, try loadDraft(for: handle, configuration: effective))
+                let draft = try loadDraft(for: handle, configuration: effective)
+                let projectorURL = effective.projector.resolved(besides: file.url, width: Int(llama_model_n_embd_inp(handle.pointer)))
+                let projector = try projectorURL.map {
+                    try ProjectorHandle(url: $0, model: handle, usesGPU: !effective.computesOnCPUOnly, threads: effective.effectiveThreads)
+                }
+                return (handle, draft, projector)
             }
             return LocalModel(url: file.url, file: file, configuration: configuration, effectiveConfiguration: effective,
-                              memoryPlan: plan, handle: handle, draftHandle: draft, executor: executor,
-                              loadDuration: clock.now - start)
+                              memoryPlan: plan, handle: handle, draftHandle: draft, projector: projector,
+                              executor: executor, loadDuration: clock.now - start)
         } catch {
             executor.shutDown()
             throw error

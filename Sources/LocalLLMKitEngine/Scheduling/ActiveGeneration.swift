@@ -47,6 +47,9 @@ package final class ActiveGeneration {
         if plan.promptTokens.count > request.contextLimit - reserved {
             throw LocalModel.Error.promptTooLong(tokens: plan.promptTokens.count, limit: request.contextLimit - reserved)
         }
+        if let last = plan.media.last, last.range.upperBound >= plan.promptTokens.count {
+            throw LocalModel.Error.invalidOption(name: "attachments", reason: "the prompt ends with a medium: put text after it")
+        }
     }
 
     /// Starts `request` on `sequence`, whose first `cachedTokens` prompt tokens are already in the cache.
@@ -84,11 +87,24 @@ package final class ActiveGeneration {
     /// every generated token but the pending one.
     package var position: Int { isEvaluatingPrompt ? nextPromptIndex : promptCount + tokens.count - 1 }
 
-    /// The next prompt tokens to decode, at most `budget`.
+    /// The next prompt tokens to decode, at most `budget`, up to the next medium.
     package func takePrompt(upTo budget: Int) -> ArraySlice<Int32> {
-        let chunk = request.plan.promptTokens[nextPromptIndex...].prefix(budget)
+        let nextMedium = request.plan.media.first { $0.start >= nextPromptIndex }?.start ?? promptCount
+        let chunk = request.plan.promptTokens[nextPromptIndex..<nextMedium].prefix(budget)
         nextPromptIndex += chunk.count
         return chunk
+    }
+
+    /// The medium the next prompt position belongs to, if it is one.
+    package var mediumAtNextPrompt: PromptMediaSpan? {
+        request.plan.media.first { $0.range.contains(nextPromptIndex) }
+    }
+
+    /// Marks `count` positions of the medium at the next prompt position as decoded;
+    /// `encoded` tells whether the projector had to encode it for that.
+    package func advanceThroughMedium(_ count: Int, encoded: Bool) {
+        nextPromptIndex += count
+        if encoded { statistics.encodedMedia += 1 }
     }
 
     /// How many more tokens it may generate (its pending token counted already).

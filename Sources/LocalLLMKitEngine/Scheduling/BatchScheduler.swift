@@ -96,6 +96,9 @@ package final class BatchScheduler: @unchecked Sendable {
     ///   or ``LocalModel/Error/busy(queuedRequests:)`` when every sequence is busy and the queue is full.
     package func submit(_ request: GenerationRequest, completion: @escaping Completion) throws {
         try ActiveGeneration.validate(request, tokenizer: tokenizer)
+        if !request.plan.media.isEmpty && speculator != nil {
+            throw LocalModel.Error.speculationUnsupported(reason: "a prompt with images or audio cannot be drafted for: load the model without speculation to send media")
+        }
         // Requests already waiting take the idle sequences first; the rest is the queue.
         let queued = queuedCount + otherQueued
         if queued >= queueLimit { throw LocalModel.Error.busy(queuedRequests: queued) }
@@ -159,8 +162,14 @@ package final class BatchScheduler: @unchecked Sendable {
             }
             flags.append(generation.request.cancellation)
         }
+        var medium: (slot: Int, span: PromptMediaSpan)?
         for index in startOrder where entries.count < context.batchSize {
             guard let generation = slots[index].generation, generation.hasPromptLeft else { continue }
+            if let span = generation.mediumAtNextPrompt {
+                // A medium is decoded in a batch of its own (see decodeMedium); one per step.
+                if medium == nil { medium = (index, span) }
+                continue
+            }
             let start = generation.nextPromptIndex
             let chunk = generation.takePrompt(upTo: context.batchSize - entries.count)
             let isLast = generation.nextPromptIndex == generation.promptCount
@@ -172,6 +181,7 @@ package final class BatchScheduler: @unchecked Sendable {
             promptTaken.append((index, chunk.count))
         }
         laps?.lap(\.building)
+        if let medium { decodeMedium(medium.span, of: medium.slot) }
         if !entries.isEmpty {
             let start = ContinuousClock.now
             let decoded = decode(entries, flags: flags, promptTaken: promptTaken, generating: generating,
@@ -184,7 +194,7 @@ package final class BatchScheduler: @unchecked Sendable {
         }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         publishLoad()
-        if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && !entries.isEmpty) }
+        if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && medium == nil && !entries.isEmpty) }
     }
 
     /// Adds one step's laps to ``stepTimes`` when it decoded only generated tokens.
@@ -256,6 +266,50 @@ package final class BatchScheduler: @unchecked Sendable {
         return true
     }
 
+    /// Decodes the next part of `span`, the medium that slot `index`'s prompt has reached: its
+    /// embeddings (encoded now, or from the projector's cache) in one `llama_decode`, as
+    /// llama.cpp's mtmd helper does: up to a batch of them, or all at once where they attend to
+    /// each other both ways. A failure fails that request only.
+    private func decodeMedium(_ span: PromptMediaSpan, of index: Int) {
+        guard let generation = slots[index].generation else { return }
+        let offset = generation.nextPromptIndex - span.start
+        let count = span.nonCausal ? span.count : min(span.count - offset, context.batchSize)
+        guard !span.nonCausal || (offset == 0 && span.count <= context.batchSize) else {
+            fail(index, LocalModel.Error.invalidOption(
+                name: "batchSize", reason: "an image of \(span.count) embeddings must be decoded at once, but a batch holds \(context.batchSize)"))
+            return
+        }
+        let projector = span.chunks.projector
+        let code: Int32
+        let encoded: Bool
+        do {
+            let (embeddings, wasEncoded) = try projector.embeddings(for: span)
+            encoded = wasEncoded
+            code = embeddings.withUnsafeBufferPointer { all in
+                let rows = UnsafeBufferPointer(rebasing: all[(offset * projector.width)..<((offset + count) * projector.width)])
+                return context.decodeEmbeddings(rows, width: projector.width, position: generation.nextPromptIndex,
+                                                sequence: slots[index].id, nonCausal: span.nonCausal,
+                                                cancellation: generation.request.cancellation)
+            }
+        } catch {
+            fail(index, error)
+            return
+        }
+        guard code == 0 else {
+            context.removePositions(of: slots[index].id, from: slots[index].tokens.count)
+            if code == 2 {
+                generation.finish(.cancelled)
+                release(index)
+            } else {
+                fail(index, context.error(for: code))
+            }
+            return
+        }
+        let standIns = generation.request.plan.promptTokens[generation.nextPromptIndex..<generation.nextPromptIndex + count]
+        slots[index].tokens.append(contentsOf: standIns)
+        generation.advanceThroughMedium(count, encoded: encoded && offset == 0)
+    }
+
     /// Handles the text of the tokens that the requests on `indices` sampled last. Before a
     /// step is built, a request that its text ends leaves at once (its token is not decoded).
     private func handleDeferredText<Indices: Sequence<Int>>(in indices: Indices) {
@@ -289,11 +343,15 @@ package final class BatchScheduler: @unchecked Sendable {
     /// Starts waiting requests, first come first served, while sequences are idle.
     private func admitWaiting() {
         while let next = waiting.first {
-            guard let placement = SlotPlacement.choose(
+            guard var placement = SlotPlacement.choose(
                 for: next.request.plan.promptTokens, in: slots, reusingCache: next.request.plan.reusesCache,
                 usable: isWhole)
             else { return }
             waiting.removeFirst()
+            // A medium whose embeddings attend both ways is decoded whole, or not at all.
+            if let cut = next.request.plan.media.first(where: { $0.nonCausal && $0.range.dropFirst().contains(placement.cachedTokens) }) {
+                placement.cachedTokens = cut.start
+            }
             let cached = prepare(placement)
             speculator?.begin(slots[placement.slot].id, prompt: next.request.plan.promptTokens)
             draftPlanner?.reset(Int(slots[placement.slot].id))
