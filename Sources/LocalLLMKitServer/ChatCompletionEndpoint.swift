@@ -10,8 +10,10 @@ extension ModelServer {
         let request: ChatCompletionRequest
         let conversation: Conversation
         do {
-            let body = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(named: body.requiredString("model"))
+            let parsed = try await RequestBody.parse(exchange.body)
+            let entry = try servedModel(named: parsed.requiredString("model"))
+            let body = try await ImageURLResolver.resolve(parsed, fetcher: configuration.mediaFetcher,
+                                                          maximumBytes: MediaAttachment.Limits.default.bytes)
             try entry.checkGenerates()
             served = try await entry.resolve()
             // Messages decoded and tool schemas checked off Swift's shared pool (see RequestBody.parse).

@@ -41,6 +41,10 @@ extension ModelServer {
         public var maximumConnectionsPerClient: Int
         /// Logs each request's method, path, status and duration to standard error (never its content).
         public var logsRequests: Bool
+        /// Fetches the `http(s)` image URLs of chat requests (`llmkit serve --allow-image-urls`
+        /// gives one with `load_webpage`'s network policy); nil (the default): such URLs are
+        /// refused with a 400, and images come as `data:` URLs only.
+        public var mediaFetcher: MediaFetcher?
 
         /// Creates a configuration.
         public init(host: String = "127.0.0.1", port: Int = 8080, apiKey: String? = nil,

@@ -11,6 +11,8 @@ final class ServedEntry: Sendable {
     let created: Int
     /// Why it cannot generate text (an embedding model), read from the file's header.
     let generationProblem: String?
+    /// Whether its projector takes images, and audio.
+    let mediaKinds: (images: Bool, audio: Bool)
     private let fixed: ServedModel?
     /// The file and configuration a residency loads it from; nil for a model loaded before.
     let source: ModelServer.Source?
@@ -27,6 +29,7 @@ final class ServedEntry: Sendable {
         source = nil
         residency = nil
         generationProblem = model.file.generationProblem
+        mediaKinds = (model.acceptsImages, model.acceptsAudio)
         created = Int(Date().timeIntervalSince1970)
     }
 
@@ -37,6 +40,7 @@ final class ServedEntry: Sendable {
         self.source = source
         self.residency = residency
         generationProblem = try GGUFFile(modelAt: source.url).generationProblem
+        mediaKinds = LocalModel.mediaKinds(forModelAt: source.url, configuration: source.configuration)
         created = Int(Date().timeIntervalSince1970)
     }
 
@@ -78,9 +82,16 @@ final class ServedEntry: Sendable {
         if let generationProblem { throw .cannotGenerate(model: id, reason: generationProblem) }
     }
 
-    /// OpenAI's model object.
+    /// What it does, as Ollama lists it: `completion` or `embedding`, then `vision` and `audio`
+    /// when its projector takes them.
+    var capabilities: [String] {
+        [generationProblem == nil ? "completion" : "embedding"] + (mediaKinds.images ? ["vision"] : [])
+            + (mediaKinds.audio ? ["audio"] : [])
+    }
+
+    /// OpenAI's model object, with the model's ``capabilities``.
     var json: OrderedJSON {
         .object([("id", .string(id)), ("object", .string("model")), ("created", .integer(created)),
-                 ("owned_by", .string("llmkit"))])
+                 ("owned_by", .string("llmkit")), ("capabilities", .array(capabilities.map(OrderedJSON.string)))])
     }
 }

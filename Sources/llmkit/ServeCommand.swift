@@ -1,6 +1,7 @@
 import Foundation
 import LocalLLMKit
 import LocalLLMKitServer
+import LocalLLMKitTools
 
 /// `llmkit serve`: an OpenAI-compatible HTTP server over one or more models.
 enum ServeCommand {
@@ -46,6 +47,11 @@ enum ServeCommand {
           --allowed-host NAME  also answer requests whose Host header is NAME (repeatable); by default only
                                localhost and IP addresses, which keeps web pages out by DNS rebinding
           --cors ORIGIN        let browsers on ORIGIN call the server (* for any); no CORS by default
+          --mmproj FILE        the projector (an mmproj GGUF) of the one --model; by default each model
+                               takes the mmproj*.gguf beside it, if any; --no-mmproj: none
+          --allow-image-urls   fetch the http(s) image URLs of chat requests (public addresses only, as
+                               load_webpage; --allow-local-network allows private ones); by default
+                               images come as data: URLs only
           --max-body BYTES     largest request body (default 8388608); larger get 413
           --header-timeout S   seconds for a request's headers to arrive (default 5)
           --request-timeout S  seconds for a whole request to arrive (default 15)
@@ -59,9 +65,10 @@ enum ServeCommand {
         and exits 0.
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
-                       "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split"]),
+                       "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split", "--mmproj"]),
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
-                                                          "--insecure-no-auth"]),
+                                                          "--insecure-no-auth", "--no-mmproj", "--allow-image-urls",
+                                                          "--allow-local-network"]),
         repeatableOptions: ["--model", "--allowed-host"],
         aliases: ["-np": "--parallel"]
     )
@@ -88,6 +95,15 @@ enum ServeCommand {
                              + "bind 127.0.0.1, or say --insecure-no-auth")
         }
         server.logsRequests = arguments.has("--log-requests")
+        if arguments.value("--mmproj") != nil && arguments.allValues("--model").count > 1 {
+            throw UsageError(message: "--mmproj names the projector of one model; with several, put each model's mmproj*.gguf beside it")
+        }
+        if arguments.has("--allow-image-urls") {
+            let fetcher = MediaURLFetcher(allowsPrivateNetworks: arguments.has("--allow-local-network"))
+            server.mediaFetcher = ModelServer.MediaFetcher { url, limit in try await fetcher.fetch(url, maximumBytes: limit) }
+        } else if arguments.has("--allow-local-network") {
+            throw UsageError(message: "--allow-local-network applies to --allow-image-urls, which is not given")
+        }
         let drain = Duration.seconds(try arguments.integer("--drain", in: 0...3600) ?? 10)
         try server.validate()
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }

@@ -112,6 +112,8 @@ struct APIError: Error, Sendable, Equatable {
             self = .invalid(description, param: "tools", code: name.isEmpty ? nil : "invalid_tool")
         case Conversation.Error.invalidToolChoice:
             self = .invalid(description, param: "tool_choice")
+        case is MediaAttachment.Error, LocalModel.Error.noProjector, LocalModel.Error.speculationUnsupported:
+            self = .invalid(description, param: "messages")
         case is ChatTemplate.Error:
             self = .invalid(description, param: "messages")
         case is LoadedModels.Error, LocalModel.Error.insufficientMemory:

@@ -53,8 +53,9 @@ struct ChatCompletionRequest: Sendable {
         return messages
     }
 
-    /// `content` as OpenAI requires it: present (a string or text parts) except on an assistant
-    /// message that calls tools; each part `{"type": "text", "text": …}` (no images or audio here).
+    /// `content` as OpenAI requires it: present (a string or parts) except on an assistant
+    /// message that calls tools; each part `{"type": "text", "text": …}` or
+    /// `{"type": "image_url", "image_url": {"url": "data:…"}}` (a remote URL was fetched before).
     private static func checkContent(_ message: RequestBody, index: Int) throws(APIError) {
         let param = "messages[\(index)].content"
         switch message["content"] {
@@ -67,14 +68,31 @@ struct ChatCompletionRequest: Sendable {
             return
         case .array(let parts)?:
             for (number, part) in parts.enumerated() {
-                guard case .object(let fields) = part, try RequestBody(fields: fields).string("type") == "text",
-                      try RequestBody(fields: fields).string("text") != nil else {
-                    throw .invalid("\(param)[\(number)] must be {\"type\": \"text\", \"text\": ...}: this server reads text only.",
-                                   param: param)
+                guard case .object(let fields) = part else {
+                    throw .invalid("\(param)[\(number)] must be an object.", param: param)
+                }
+                let part = RequestBody(fields: fields)
+                switch try part.string("type") {
+                case "text":
+                    guard try part.string("text") != nil else {
+                        throw .invalid("\(param)[\(number)] must be {\"type\": \"text\", \"text\": ...}.", param: param)
+                    }
+                case "image_url":
+                    let url: String? = switch part["image_url"] {
+                    case .string(let url)?: url
+                    case .object(let inner)?: try RequestBody(fields: inner).string("url")
+                    default: nil
+                    }
+                    guard let url, url.hasPrefix("data:") else {
+                        throw .invalid("\(param)[\(number)] must be {\"type\": \"image_url\", \"image_url\": {\"url\": \"data:image/png;base64,...\"}}.",
+                                       param: param)
+                    }
+                default:
+                    throw .invalid("\(param)[\(number)] must be a text or an image_url part.", param: param)
                 }
             }
         default:
-            throw .invalid("\(param) must be a string or an array of text parts.", param: param)
+            throw .invalid("\(param) must be a string or an array of text and image_url parts.", param: param)
         }
     }
 
