@@ -29,8 +29,12 @@ extension ConversationArchive.Header {
         guard cachedTokens.count <= contextLength else {
             throw invalid("more cached tokens (\(cachedTokens.count)) than its context holds (\(contextLength))")
         }
+        // Images take stand-in tokens (negative, never -1: see MultimodalPrompt) in the cache of
+        // a conversation that has attachments; every other token must be the vocabulary's.
+        let hasMedia = transcript.contains { !$0.attachments.isEmpty }
+        let vocabularyTokens = hasMedia ? cachedTokens.filter { $0 >= 0 || $0 == -1 } : cachedTokens
         do {
-            try model.tokenizer.validate(cachedTokens)
+            try model.tokenizer.validate(vocabularyTokens)
         } catch {
             throw invalid("cached tokens outside the vocabulary")
         }

@@ -38,6 +38,27 @@ enum ReferenceModel {
         try cached("default.gguf")
     }
 
+    /// The synthetic vision projector for SmolLM2 (scripts/synth-vision-model: a random CLIP
+    /// encoder with a LLaVA-1.5 `mlp` projector, 64 image tokens).
+    static func visionProjectorURL() throws -> URL {
+        try cached("synthetic-clip-mlp-mmproj.gguf")
+    }
+
+    /// The same projector shape made for Gemma 3 270M's width (640): one for another model.
+    static func otherWidthProjectorURL() throws -> URL {
+        try cached("synthetic-clip-mlp-mmproj-640.gguf")
+    }
+
+    /// A test image that scripts/synth-vision-model wrote: `gradient-64x48.png`,
+    /// `shapes-100x100.png` or `stripes-80x60.bmp`.
+    static func imageURL(_ name: String) throws -> URL {
+        let url = try chatURL().deletingLastPathComponent().deletingLastPathComponent().appending(path: "images/\(name)")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        return url
+    }
+
     /// A model file of the bootstrap's cache.
     private static func cached(_ name: String) throws -> URL {
         var environment = ProcessInfo.processInfo.environment
