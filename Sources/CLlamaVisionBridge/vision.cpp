@@ -26,11 +26,31 @@ struct llmkit_chunks {
 namespace {
 
 int32_t log_verbosity = 0;
+/// While a projector loads on this thread: where mtmd's error lines go, to name what failed.
+thread_local std::string * captured_errors = nullptr;
 
 void log_callback(ggml_log_level level, const char * text, void *) {
+    if (captured_errors && level == GGML_LOG_LEVEL_ERROR && captured_errors->size() < 4096) {
+        captured_errors->append(text);
+    }
     if (log_verbosity > 0 && level != GGML_LOG_LEVEL_DEBUG) {
         std::fputs(text, stderr);
     }
+}
+
+/// mtmd's error lines as one line: trimmed, joined with "; ".
+std::string summary(const std::string & text) {
+    std::string out;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(start, end - start);
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+        if (!line.empty()) out += (out.empty() ? "" : "; ") + line;
+        start = end + 1;
+    }
+    return out;
 }
 
 void install_log() {
@@ -61,9 +81,15 @@ extern "C" llmkit_projector * llmkit_projector_load(const char * path, const lla
         params.print_timings = false;
         params.n_threads = threads > 0 ? threads : params.n_threads;
         params.warmup = false;
+        std::string errors;
+        struct Capture {
+            explicit Capture(std::string * into) { captured_errors = into; }
+            ~Capture() { captured_errors = nullptr; }
+        } capture(&errors);
         mtmd_context * context = mtmd_init_from_file(path, model, params);
         if (!context) {
-            throw std::runtime_error("llama.cpp's mtmd could not load it (not a projector it knows, or one made for another model)");
+            const std::string said = summary(errors);
+            throw std::runtime_error(said.empty() ? "llama.cpp's mtmd could not load it" : "llama.cpp's mtmd could not load it: " + said);
         }
         if (!mtmd_support_vision(context) && !mtmd_support_audio(context)) {
             mtmd_free(context);
