@@ -136,7 +136,8 @@ let package = Package(
         ),
         .testTarget(
             name: "llmkitTests",
-            dependencies: ["LocalLLMKit", "CLlama"]
+            dependencies: ["LocalLLMKit", "CLlama"],
+            exclude: ["Support/image_server_parity.py"]
         ),
     ],
     swiftLanguageModes: [.v6],

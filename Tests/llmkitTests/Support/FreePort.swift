@@ -1,0 +1,1 @@
+../../LocalLLMKitTests/Support/FreePort.swift
