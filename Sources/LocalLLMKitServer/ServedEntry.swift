@@ -40,7 +40,8 @@ final class ServedEntry: Sendable {
         self.source = source
         self.residency = residency
         generationProblem = try GGUFFile(modelAt: source.url).generationProblem
-        mediaKinds = LocalModel.mediaKinds(forModelAt: source.url, configuration: source.configuration)
+        let projector = LocalModel.projector(forModelAt: source.url, configuration: source.configuration)
+        mediaKinds = (projector?.images ?? false, projector?.audio ?? false)
         created = Int(Date().timeIntervalSince1970)
     }
 

@@ -20,6 +20,7 @@ enum ChatCommand {
         the lines up to the next \"\"\" line are sent as one message.
 
         \(ModelOptions.modelHelp)
+        \(MediaFlags.help)
         \(GenerationFlags.everydayHelp)
           -h, --help               show this help
 

@@ -13,10 +13,14 @@ enum InfoCommand {
           PATH       a GGUF file, or a library id or name (default: $LLMKIT_MODEL, else the bootstrap's model)
           --json     print one JSON object
           --all      list every metadata key (long arrays are summarized)
+          --mmproj FILE  the projector to describe (default: an mmproj*.gguf beside the model);
+                     --no-mmproj: none
           -h, --help show this help
+        The projector line says which projector the model would load, and whether it takes
+        images and audio.
         """,
-        valueOptions: ["--model"],
-        flagOptions: ["--json", "--all"],
+        valueOptions: ["--model", "--mmproj"],
+        flagOptions: ["--json", "--all", "--no-mmproj"],
         maximumPositionals: 1
     )
 
@@ -31,8 +35,11 @@ enum InfoCommand {
         // The same check as loading: a header that llama.cpp would abort on is reported
         // (after the metadata, which helps to see why) and makes info exit 1.
         let problem = file.loadabilityProblem
+        var configuration = LocalModel.Configuration()
+        try MediaFlags.configure(&configuration, arguments)
+        let projector = LocalModel.projector(forModelAt: url, configuration: configuration)
         if arguments.has("--json") {
-            try Console.printJSON(InfoReport(file: file, problem: problem), snakeCaseKeys: false)
+            try Console.printJSON(InfoReport(file: file, problem: problem, projector: projector), snakeCaseKeys: false)
             if let problem { throw problem }
             return .success
         }
@@ -51,6 +58,12 @@ enum InfoCommand {
             ("loadable", problem == nil ? "yes" : "no"),
             ("generates text", file.generationProblem.map { "no: \($0) (it embeds: llmkit embed)" } ?? "yes"),
         ]
+        let projectorLine: String = if let projector {
+            "\(projector.url.path) (takes \(Self.kinds(projector)))"
+        } else {
+            "none (no mmproj*.gguf beside it: text only)"
+        }
+        lines.append(("projector", projectorLine))
         lines += ComputeDevice.all.map { ("device", DeviceLine.describe($0)) }
         if arguments.has("--all") {
             lines += file.metadata.keys.sorted().map { ($0, file.metadata[$0]!.description) }
@@ -58,6 +71,11 @@ enum InfoCommand {
         Console.printFields(lines)
         if let problem { throw problem }
         return .success
+    }
+
+    /// What a projector takes, in words.
+    private static func kinds(_ projector: (url: URL, images: Bool, audio: Bool)) -> String {
+        [projector.images ? "images" : nil, projector.audio ? "audio" : nil].compactMap { $0 }.joined(separator: " and ")
     }
 }
 
@@ -78,8 +96,17 @@ struct InfoReport: Encodable {
     let loadabilityProblem: String?
     let generationProblem: String?
     let devices = ComputeDevice.all
+    let projector: ProjectorReport?
 
-    init(file: GGUFFile, problem: LocalModel.Error?) {
+    /// The projector the model would load: its file, and whether it takes images and audio.
+    struct ProjectorReport: Encodable {
+        let path: String
+        let images: Bool
+        let audio: Bool
+    }
+
+    init(file: GGUFFile, problem: LocalModel.Error?, projector: (url: URL, images: Bool, audio: Bool)?) {
+        self.projector = projector.map { ProjectorReport(path: $0.url.path, images: $0.images, audio: $0.audio) }
         path = file.url.path
         fileSize = file.fileSize
         ggufVersion = file.version
@@ -97,7 +124,7 @@ struct InfoReport: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case path, architecture, name, quantization, metadata, devices, loadable
+        case path, architecture, name, quantization, metadata, devices, loadable, projector
         case loadabilityProblem = "loadability_problem"
         case generationProblem = "generation_problem"
         case fileSize = "file_size"

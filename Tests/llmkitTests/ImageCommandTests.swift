@@ -113,6 +113,66 @@ struct ImageCommandTests {
         #expect(both.status == 2 && both.stderr.contains("contradict"), "\(both.stderr)")
     }
 
+    @Test("info names the projector a model would load and what it takes; none beside the bootstrap's models")
+    func info() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createSymbolicLink(at: folder.url.appending(path: "smol.gguf"), withDestinationURL: try ReferenceModel.chatURL())
+        try FileManager.default.createSymbolicLink(at: folder.url.appending(path: "mmproj-smol.gguf"),
+                                                   withDestinationURL: try ReferenceModel.visionProjectorURL())
+        let found = try CommandRunner.llmkit(["info", folder.path("smol.gguf")])
+        #expect(found.stdout.contains("projector         \(folder.path("mmproj-smol.gguf")) (takes images)"), "\(found.stdout)")
+        let json = try CommandRunner.llmkit(["info", "--json", folder.path("smol.gguf")])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((object["projector"] as? [String: Any])?["images"] as? Bool == true)
+        let none = try CommandRunner.llmkit(["info", "--no-mmproj", folder.path("smol.gguf")])
+        #expect(none.stdout.contains("projector         none"), "\(none.stdout)")
+        let plain = try CommandRunner.llmkit(["info", "--json", try ReferenceModel.chatURL().path])
+        let plainObject = try #require(try JSONSerialization.jsonObject(with: Data(plain.stdout.utf8)) as? [String: Any])
+        #expect(plainObject["projector"] == nil && plainObject["path"] != nil)
+    }
+
+    @Test("serve --allow-image-urls fetches an http image as a data URL would send it; a private address needs --allow-local-network")
+    func imageURLs() throws {
+        let model = try ReferenceModel.chatURL().path, projector = try ReferenceModel.visionProjectorURL().path
+        let folder = try ReferenceModel.imageURL("shapes-100x100.png").deletingLastPathComponent().path
+        let port = try FreePort.find()
+        let (files, filesOutput) = try CommandRunner.launch(URL(filePath: "/usr/bin/env"), [
+            "python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", folder,
+        ], stdin: nil)
+        defer {
+            kill(files.processIdentifier, SIGKILL)
+            _ = CommandRunner.finish(files, filesOutput, deadline: .now + .seconds(10))
+        }
+        let url = "http://127.0.0.1:\(port)/shapes-100x100.png"
+        func ask(_ base: URL, _ image: String) throws -> CommandRunner.Output {
+            let body = #"{"model":"default","max_tokens":12,"temperature":0,"messages":[{"role":"user","content":["#
+                + #"{"type":"image_url","image_url":{"url":""# + image + #""}},{"type":"text","text":"Describe this image."}]}]}"#
+            return try CommandRunner.run(URL(filePath: "/usr/bin/curl"), ["-s", "-H", "Content-Type: application/json",
+                                                                        "-d", body, base.absoluteString + "/chat/completions"])
+        }
+        let data = "data:image/png;base64," + (try Data(contentsOf: ReferenceModel.imageURL("shapes-100x100.png"))).base64EncodedString()
+        for (flags, fetched) in [(["--allow-image-urls", "--allow-local-network"], true), (["--allow-image-urls"], false)] {
+            let (server, output, base) = try CommandRunner.startServing(["-m", "default=\(model)", "--mmproj", projector] + flags)
+            defer {
+                kill(server.processIdentifier, SIGTERM)
+                _ = CommandRunner.finish(server, output, deadline: .now + .seconds(30))
+            }
+            let answer = try ask(base, url)
+            if fetched {
+                let reference = try ask(base, data)
+                #expect(answer.stdout.contains("\"content\"") && !reference.stdout.isEmpty)
+                let content = { (text: String) in
+                    ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]).flatMap {
+                        (($0["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])?["content"] as? String
+                    }
+                }
+                #expect(content(answer.stdout) != nil && content(answer.stdout) == content(reference.stdout), "\(answer.stdout)")
+            } else {
+                #expect(answer.stdout.contains("private, local or reserved address"), "\(answer.stdout)")
+            }
+        }
+    }
+
     @Test("the REPL's /image attaches to the next message; the next turn encodes nothing again")
     func replImage() throws {
         let image = try ReferenceModel.imageURL("gradient-64x48.png").path

@@ -51,19 +51,20 @@ extension LocalModel.Configuration.Projector {
 }
 
 extension LocalModel {
-    /// What the model at `url` would take besides text when loaded with `configuration`, read from
-    /// the headers of the model and its projector only (nothing is loaded).
-    package static func mediaKinds(forModelAt url: URL, configuration: Configuration) -> (images: Bool, audio: Bool) {
-        guard let file = try? GGUFFile(contentsOf: url) else { return (false, false) }
+    /// The projector the model at `url` would load with `configuration`, and what it takes
+    /// (images, audio), read from the headers of both files only (nothing is loaded); nil
+    /// without one.
+    package static func projector(forModelAt url: URL, configuration: Configuration) -> (url: URL, images: Bool, audio: Bool)? {
+        guard let file = try? GGUFFile(contentsOf: url) else { return nil }
         let architecture = file.metadata["general.architecture"]?.stringValue ?? ""
         let width = file.metadata["\(architecture).embedding_length"]?.intValue ?? 0
         guard let projector = configuration.projector.resolved(besides: url, width: width),
-              let header = try? GGUFFile(contentsOf: projector) else { return (false, false) }
+              let header = try? GGUFFile(contentsOf: projector) else { return nil }
         func flag(_ key: String) -> Bool {
             if case .bool(true) = header.metadata[key] { return true }
             return false
         }
-        return (flag("clip.has_vision_encoder"), flag("clip.has_audio_encoder"))
+        return (projector, flag("clip.has_vision_encoder"), flag("clip.has_audio_encoder"))
     }
 
     /// Whether the model takes images (it has a projector for them).
