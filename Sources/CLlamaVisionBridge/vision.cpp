@@ -80,7 +80,7 @@ extern "C" llmkit_projector * llmkit_projector_load(const char * path, const lla
         params.use_gpu = use_gpu;
         params.print_timings = false;
         params.n_threads = threads > 0 ? threads : params.n_threads;
-        params.warmup = false;
+        params.warmup = true;     // as llama.cpp's tools: the first image does not pay for the graph's allocation
         std::string errors;
         struct Capture {
             explicit Capture(std::string * into) { captured_errors = into; }

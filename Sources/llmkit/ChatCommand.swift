@@ -138,6 +138,7 @@ enum ChatCommand {
             "drafted_tokens": s.draftedTokens,
             "accepted_draft_tokens": s.acceptedDraftTokens,
             "encoded_media": s.encodedMedia,
+            "media_encoding_ms": s.mediaEncodingDuration.milliseconds,
             "time_to_first_token_ms": s.timeToFirstToken.milliseconds,
             "prompt_eval_ms": s.promptDuration.milliseconds,
             "stop_reason": response.stopReason.rawValue,

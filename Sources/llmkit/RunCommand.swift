@@ -187,6 +187,9 @@ struct RunReport: Encodable {
     let promptTokensPerSecond: Double
     let generationTokensPerSecond: Double
     let timeToFirstTokenMs: Double
+    /// Images the projector encoded, and how long that took (part of the time to the first token).
+    let encodedMedia: Int
+    let mediaEncodingMs: Double
     let loadTimeMs: Double
     let seed: UInt32
     let model: String
@@ -207,6 +210,8 @@ struct RunReport: Encodable {
         promptTokensPerSecond = statistics.promptTokensPerSecond
         generationTokensPerSecond = statistics.generationTokensPerSecond
         timeToFirstTokenMs = statistics.timeToFirstToken.milliseconds
+        encodedMedia = statistics.encodedMedia
+        mediaEncodingMs = statistics.mediaEncodingDuration.milliseconds
         loadTimeMs = model.loadDuration.milliseconds
         self.seed = seed
         self.model = model.url.path
@@ -216,7 +221,7 @@ struct RunReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case type, text, thinking, stopReason, stopSequence, promptTokens, cachedPromptTokens, generatedTokens
         case thinkingTokens, draftedTokens, acceptedDraftTokens, promptTokensPerSecond, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs
-        case seed, model, toolCalls
+        case encodedMedia, mediaEncodingMs, seed, model, toolCalls
     }
 
     /// Every key, with null for what is empty (the synthesized encoder would leave them out).
@@ -237,6 +242,8 @@ struct RunReport: Encodable {
         try container.encode(generationTokensPerSecond, forKey: .generationTokensPerSecond)
         try container.encode(timeToFirstTokenMs, forKey: .timeToFirstTokenMs)
         try container.encode(loadTimeMs, forKey: .loadTimeMs)
+        try container.encode(encodedMedia, forKey: .encodedMedia)
+        try container.encode(mediaEncodingMs, forKey: .mediaEncodingMs)
         try container.encode(seed, forKey: .seed)
         try container.encode(model, forKey: .model)
         try container.encode(toolCalls, forKey: .toolCalls)
@@ -247,8 +254,9 @@ struct RunReport: Encodable {
         let drafts = draftedTokens == 0 ? "" : String(format: " | drafts: %d of %d tokens accepted (%.0f%%)",
                                                       acceptedDraftTokens, draftedTokens,
                                                       100 * Double(acceptedDraftTokens) / Double(draftedTokens))
-        return String(format: "\n[%@] prompt: %d tokens (%d cached), %.1f t/s | generation: %d tokens, %.1f t/s%@ | first token: %.0f ms | load: %.0f ms | stop: %@\n",
-                      URL(filePath: model).lastPathComponent, promptTokens, cachedPromptTokens, promptTokensPerSecond,
+        let media = encodedMedia == 0 ? "" : String(format: " | images: %d encoded in %.0f ms", encodedMedia, mediaEncodingMs)
+        return String(format: "\n[%@] prompt: %d tokens (%d cached), %.1f t/s%@ | generation: %d tokens, %.1f t/s%@ | first token: %.0f ms | load: %.0f ms | stop: %@\n",
+                      URL(filePath: model).lastPathComponent, promptTokens, cachedPromptTokens, promptTokensPerSecond, media,
                       generatedTokens, generationTokensPerSecond, drafts, timeToFirstTokenMs, loadTimeMs, stopReason)
     }
 }

@@ -10,6 +10,9 @@ public struct GenerationStatistics: Sendable, Equatable {
     /// Images (or audio clips) in the prompt that the projector encoded for this request; those
     /// already in the KV cache (an earlier turn) or in the projector's cache are not encoded again.
     public var encodedMedia: Int = 0
+    /// Time the projector spent encoding those media (part of ``timeToFirstToken``, not of
+    /// ``promptDuration``, which counts the text model's decoding).
+    public var mediaEncodingDuration: Duration = .zero
     /// Tokens generated (an end-of-generation token is not counted).
     public var generatedTokens: Int = 0
     /// Generated tokens that belong to the thinking phase (conversations only): the thinking
@@ -59,6 +62,7 @@ public struct GenerationStatistics: Sendable, Equatable {
         draftedTokens += round.draftedTokens
         acceptedDraftTokens += round.acceptedDraftTokens
         encodedMedia += round.encodedMedia
+        mediaEncodingDuration += round.mediaEncodingDuration
         promptDuration += round.promptDuration
         generationDuration += round.generationDuration
         promptTokensPerSecond = promptDuration.seconds > 0 ? promptEvents / promptDuration.seconds : 0

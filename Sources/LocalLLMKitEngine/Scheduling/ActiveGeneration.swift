@@ -101,10 +101,13 @@ package final class ActiveGeneration {
     }
 
     /// Marks `count` positions of the medium at the next prompt position as decoded;
-    /// `encoded` tells whether the projector had to encode it for that.
-    package func advanceThroughMedium(_ count: Int, encoded: Bool) {
+    /// `encoding` is how long the projector took to encode it, when it had to.
+    package func advanceThroughMedium(_ count: Int, encoding: Duration?) {
         nextPromptIndex += count
-        if encoded { statistics.encodedMedia += 1 }
+        if let encoding {
+            statistics.encodedMedia += 1
+            statistics.mediaEncodingDuration += encoding
+        }
     }
 
     /// How many more tokens it may generate (its pending token counted already).

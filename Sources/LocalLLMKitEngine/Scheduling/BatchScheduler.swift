@@ -281,10 +281,11 @@ package final class BatchScheduler: @unchecked Sendable {
         }
         let projector = span.chunks.projector
         let code: Int32
-        let encoded: Bool
+        let encoding: Duration?
         do {
+            let start = ContinuousClock.now
             let (embeddings, wasEncoded) = try projector.embeddings(for: span)
-            encoded = wasEncoded
+            encoding = wasEncoded ? .now - start : nil
             code = embeddings.withUnsafeBufferPointer { all in
                 let rows = UnsafeBufferPointer(rebasing: all[(offset * projector.width)..<((offset + count) * projector.width)])
                 return context.decodeEmbeddings(rows, width: projector.width, position: generation.nextPromptIndex,
@@ -307,7 +308,7 @@ package final class BatchScheduler: @unchecked Sendable {
         }
         let standIns = generation.request.plan.promptTokens[generation.nextPromptIndex..<generation.nextPromptIndex + count]
         slots[index].tokens.append(contentsOf: standIns)
-        generation.advanceThroughMedium(count, encoded: encoded && offset == 0)
+        generation.advanceThroughMedium(count, encoding: encoding)
     }
 
     /// Handles the text of the tokens that the requests on `indices` sampled last. Before a
