@@ -36,8 +36,9 @@ def run(command):
 
 
 def ours(args):
+    template = ["--chat-template", args.chat_template] if args.chat_template else []
     wall, out, _ = run([args.llmkit, "run", "-m", args.model, "--mmproj", args.mmproj, "--image", args.image, "-n", "1",
-                        "--temperature", "0", "-t", str(args.threads), "-c", "4096", "--json", PROMPT])
+                        "--temperature", "0", "-t", str(args.threads), "-c", "4096", "--json"] + template + [PROMPT])
     report = json.loads(out)
     if report["encoded_media"] != 1:
         sys.exit(f"llmkit encoded {report['encodedMedia']} images")
@@ -48,7 +49,8 @@ def ours(args):
 def theirs(args):
     wall, _, err = run([os.path.join(args.prefix, "bin", "llama-mtmd-cli"), "-m", args.model, "--mmproj", args.mmproj,
                         "--image", args.image, "--jinja", "-p", PROMPT, "-n", "1", "--temp", "0", "-t", str(args.threads),
-                        "-c", "4096", "--no-repack", "-lv", "4"] + (["-ngl", "0"] if args.cpu else []))
+                        "-c", "4096", "--no-repack", "-lv", "4"] + (["-ngl", "0"] if args.cpu else [])
+                       + (["--chat-template", args.chat_template] if args.chat_template else []))
     encoding = re.search(r"mtmd batch encoding done in (\d+) ms", err)
     prompt = re.search(r"prompt eval time =\s+([\d.]+) ms /\s+(\d+) tokens", err)
     if not encoding or not prompt:
@@ -69,6 +71,7 @@ def main():
     parser.add_argument("--llmkit", default=os.path.join(ROOT, ".build", "release", "llmkit"))
     parser.add_argument("--prefix", default=os.environ.get("LLMKIT_PREFIX", "/usr/local"))
     parser.add_argument("--cpu", action="store_true", help="llama-mtmd-cli with -ngl 0 (llmkit: pass -ngl 0 yourself)")
+    parser.add_argument("--chat-template", help="a built-in template name for both (chatml), for a model without one")
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     if not os.path.exists(args.mmproj):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|rpc|save|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|images|fit|rpc|save|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -21,6 +21,9 @@
 #           (the real model, carried in parts as .gpu-smol/part-* since a call carries 64 MiB at most) on
 #           the editing, extraction and quoting tasks, and multi-token prediction on the synthetic mimo2
 #           that scripts/synth-mtp-model writes there, each against llama-server's own
+#   images  bench/images.py on the 7B-shaped model with a CLIP ViT-B/14-shaped random projector
+#           (scripts/synth-vision-model --shape base): image encoding and the first token after it,
+#           against llama-mtmd-cli, ABBA-paired
 #   fit     llmkit fit on the 7B-shaped model as the GPU's free memory shrinks (--memory), and a load
 #           with the plan (run --fit)
 #   rpc     bench/rpc.py on the 7B-shaped model: every layer on two RPC servers that both offer this
@@ -167,6 +170,20 @@ phase_speculative() {
         --json "$out/speculative-mtp-synthetic.json" | tee "$out/speculative-mtp-synthetic.md"
 }
 
+phase_images() {
+    libraries
+    local model="$work/synth-7b-q4_0.gguf" mmproj="$work/synthetic-clip-base-mmproj-4096.gguf"
+    if [ ! -f "$mmproj" ]; then
+        [ -d "$work/python-gguf" ] || { mkdir -p "$work/python-gguf" && tar -C "$work/python-gguf" -xJf "$payload/python-gguf.tar.xz"; }
+        PYTHONPATH="$work/python-gguf" python3 "$root/scripts/synth-vision-model" --text-model "$model" --output "$mmproj" \
+            --images-dir "$work/images" --seed 1 --shape base >&2
+    fi
+    log "images on the GPU: a CLIP ViT-B/14-shaped projector before the 7B-shaped model (${LLMKIT_GPU_IMAGE_PAIRS:-5} ABBA pairs)"
+    python3 "$root/bench/images.py" --model "$model" --mmproj "$mmproj" --image "$work/images/shapes-100x100.png" \
+        --prefix "$work/prefix" --llmkit "$work/llmkit" --threads "$(nproc)" --pairs "${LLMKIT_GPU_IMAGE_PAIRS:-5}" \
+        --chat-template chatml --json "$out/images-synth-7b-q4_0.json" | tee "$out/images-synth-7b-q4_0.md"
+}
+
 phase_fit() {
     libraries
     local model="$work/synth-7b-q4_0.gguf"
@@ -207,10 +224,11 @@ case "$phase" in
     batched) phase_batched ;;
     serve) phase_serve ;;
     speculative) phase_speculative ;;
+    images) phase_images ;;
     fit) phase_fit ;;
     rpc) phase_rpc ;;
     steps) phase_steps ;;
     save) phase_save ;;
     all) phase_env; phase_build; phase_models; phase_bench; phase_batched; phase_serve ;;
-    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|fit|rpc|save|all]" >&2; exit 2 ;;
+    *) echo "usage: bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|images|fit|rpc|save|all]" >&2; exit 2 ;;
 esac
