@@ -33,7 +33,9 @@ enum PullCommand {
           --name NAME     the display name in the library (renames a model already there); not
                           default, a path, a selection (library:…), another model's id or name,
                           or a catalog id unless it is that model
-          --listing FILE  file names of the repository, one per line, to resolve org/repo:QUANT offline
+          --listing FILE  file names of the repository, one per line, to resolve org/repo:QUANT offline;
+                          an mmproj*.gguf among them (a vision model's projector) is pulled with the
+                          model, into its folder, where --image finds it
           --json          print the registered model as JSON
           --clean         remove what failed or interrupted pulls and imports left (partial
                           downloads kept for resuming, unfinished files); models stay
@@ -109,6 +111,9 @@ enum PullCommand {
         } else {
             if !addition.wasAlreadyInLibrary {
                 Console.err("verified \(ByteCount.format(record.bytes)), sha256 \(record.sha256)\n")
+                if let projector = request.projector {
+                    Console.err("with its projector \(projector.fileName) (images), from the repository's listing\n")
+                }
             }
             Console.out(record.id + "\n")
         }

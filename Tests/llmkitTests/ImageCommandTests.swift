@@ -173,6 +173,38 @@ struct ImageCommandTests {
         }
     }
 
+    @Test("pull org/repo:QUANT fetches the listing's mmproj into the model's folder, where run --image finds it; a bad one fails the pull")
+    func pullWithProjector() throws {
+        let library = try ScratchLibrary()
+        let (served, server) = try library.downloadServer()
+        try FileManager.default.createSymbolicLink(at: served.appending(path: "SmolLM2-Q4_1.gguf"), withDestinationURL: try ReferenceModel.chatURL())
+        try FileManager.default.createSymbolicLink(at: served.appending(path: "mmproj-SmolLM2-f16.gguf"),
+                                                   withDestinationURL: try ReferenceModel.visionProjectorURL())
+        let listing = library.url("listing.txt")
+        try "README.md\nSmolLM2-Q4_1.gguf\nmmproj-SmolLM2-f16.gguf\n".write(to: listing, atomically: true, encoding: .utf8)
+        let environment = library.environment.merging(["HF_ENDPOINT": server.url("/hf").absoluteString]) { $1 }
+        let pull = try CommandRunner.llmkit(["pull", "org/smol:Q4_1", "--listing", listing.path], environment: environment)
+        #expect(pull.status == 0, "\(pull.stderr)")
+        #expect(pull.stderr.contains("with its projector mmproj-SmolLM2-f16.gguf"), "\(pull.stderr)")
+        let id = pull.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(library.contents(of: library.root.appending(path: id)).contains("mmproj-SmolLM2-f16.gguf"))
+        let image = try ReferenceModel.imageURL("shapes-100x100.png").path
+        let run = try CommandRunner.llmkit(["run", "-m", id, "--image", image, "-n", "8", "--temperature", "0", "--json",
+                                            "Describe this image."], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"encoded_media\" : 1"), "\(run.stdout)")
+        // A listing whose mmproj is no projector: the pull fails, and no model is registered.
+        let other = try ScratchLibrary()
+        let (otherServed, otherServer) = try other.downloadServer()
+        try FileManager.default.createSymbolicLink(at: otherServed.appending(path: "SmolLM2-Q4_1.gguf"), withDestinationURL: try ReferenceModel.chatURL())
+        _ = try other.tinyModel("mmproj-fake.gguf", title: "Not a projector", in: otherServed)
+        try "SmolLM2-Q4_1.gguf\nmmproj-fake.gguf\n".write(to: listing, atomically: true, encoding: .utf8)
+        let refused = try CommandRunner.llmkit(["pull", "org/smol:Q4_1", "--listing", listing.path],
+                                               environment: other.environment.merging(["HF_ENDPOINT": otherServer.url("/hf").absoluteString]) { $1 })
+        #expect(refused.status == 1 && refused.stderr.contains("not a projector's ('clip')"), "\(refused.stderr)")
+        #expect(try other.listing().isEmpty)
+    }
+
     @Test("the REPL's /image attaches to the next message; the next turn encodes nothing again")
     func replImage() throws {
         let image = try ReferenceModel.imageURL("gradient-64x48.png").path

@@ -22,6 +22,9 @@ extension ModelLibrary {
         let suggestedName: String?
         /// The user names and passwords taken out of ``urls``, one per origin.
         let credentials: [DownloadCredential]
+        /// The projector fetched with the model, into its folder (a vision model's mmproj file,
+        /// which an `org/repo:QUANT` reference finds in the repository's listing).
+        public var projector: Projector?
 
         /// The credential for `url`'s origin, if one of the URLs gave one.
         func credential(for url: URL) -> DownloadCredential? {
@@ -174,6 +177,21 @@ extension ModelLibrary {
             let (url, catalogMatch) = try Self.resolve(reference, listing: listing)
             try self.init(urls: [url] + mirrors, sha256: sha256 ?? catalogMatch?.sha256, bytes: catalogMatch?.bytes, fileName: nil,
                           name: name, suggestedName: catalogMatch?.displayName)
+            // org/repo:QUANT with a listing: the repository's projector comes with the model.
+            if let listing, !reference.hasPrefix("hf:"), !reference.contains("://"), let colon = reference.lastIndex(of: ":"),
+               let file = Self.projector(in: listing, for: url.lastPathComponent,
+                                         quantization: String(reference[reference.index(after: colon)...])) {
+                let repository = String(reference[..<colon])
+                let (projectorURL, _) = try Self.resolve("hf:\(repository)/\(file)", listing: nil)
+                projector = try Projector(urls: [projectorURL], fileName: String(file.split(separator: "/").last ?? ""))
+            }
+        }
+
+        /// Where Hugging Face repositories are downloaded from: `$HF_ENDPOINT` (as Hugging Face's
+        /// own tools read it: a mirror, or a server of one's own), else https://huggingface.co.
+        static var huggingFaceEndpoint: String {
+            let value = ProcessInfo.processInfo.environment["HF_ENDPOINT"] ?? ""
+            return value.isEmpty ? "https://huggingface.co" : String(value.reversed().drop { $0 == "/" }.reversed())
         }
 
         private static func resolve(_ reference: String, listing: [String]?) throws -> (URL, ModelCatalog.Entry?) {
@@ -190,7 +208,7 @@ extension ModelLibrary {
                     throw fail("expected hf:org/repo/path/file.gguf")
                 }
                 let repository = parts.prefix(2).joined(separator: "/"), path = parts.dropFirst(2).joined(separator: "/")
-                guard let url = URL(string: "https://huggingface.co/\(repository)/resolve/main/\(path)") else { throw fail("not a valid path") }
+                guard let url = URL(string: "\(huggingFaceEndpoint)/\(repository)/resolve/main/\(path)") else { throw fail("not a valid path") }
                 return (url, ModelCatalog.all.first { $0.repository == repository && $0.file == path })
             }
             guard let colon = reference.lastIndex(of: ":") else {
@@ -201,7 +219,11 @@ extension ModelLibrary {
                 throw fail("expected org/repo:QUANT")
             }
             let files = listing ?? ModelCatalog.all.filter { $0.repository == repository }.map(\.file)
-            let matches = files.filter { $0.hasSuffix(".gguf") && $0.lowercased().contains(quantization.lowercased()) }
+            // A projector (mmproj) of the same quantization is not the model: it comes with it.
+            let matches = files.filter { name in
+                name.hasSuffix(".gguf") && name.lowercased().contains(quantization.lowercased())
+                    && !(name.split(separator: "/").last ?? "").lowercased().contains("mmproj")
+            }
             guard matches.count == 1, let file = matches.first, !file.split(separator: "/").contains("..") else {
                 throw fail(matches.isEmpty
                            ? "no .gguf file for \(quantization) in \(listing == nil ? "the catalog" : "the listing")\(listing == nil ? "; pass the repository's file listing" : "")"

@@ -136,7 +136,7 @@ extension ModelLibrary {
             total = try await fetch(url, credential: request.credential(for: url), into: files, validator: validator,
                                     expectedBytes: request.bytes, transfer: transfer)
         }
-        let addition = try await verifyAndInstall(files.partial, from: url, request: request, totalBytes: total)
+        let addition = try await verifyAndInstall(files.partial, from: url, request: request, totalBytes: total, transfer: transfer)
         files.removeAll()
         return addition
     }
@@ -212,7 +212,8 @@ extension ModelLibrary {
 
     /// Moves the downloaded file into a staging folder (so that nothing else can change it
     /// any more), checks it there and registers it; a file that fails is deleted.
-    private func verifyAndInstall(_ partial: URL, from url: URL, request: ModelLibrary.DownloadRequest, totalBytes: Int64?) async throws -> ModelLibrary.Addition {
+    private func verifyAndInstall(_ partial: URL, from url: URL, request: ModelLibrary.DownloadRequest, totalBytes: Int64?,
+                                  transfer: DownloadTransfer) async throws -> ModelLibrary.Addition {
         let expectedSize = request.bytes ?? totalBytes
         guard request.sha256 != nil || expectedSize != nil else {
             try? LibraryFiles.removeTree(at: partial)
@@ -236,6 +237,9 @@ extension ModelLibrary {
                 header = try GGUFFile(contentsOf: file)
             } catch LocalModel.Error.invalidModelFile(_, let reason) {
                 throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
+            }
+            if let projector = request.projector {
+                try await downloadProjector(projector, of: request, into: staging, transfer: transfer, bytesBefore: size)
             }
             let record = ModelLibrary.Record(file: header, sha256: sha256, name: request.givenName, suggestedName: request.suggestedName,
                                              fileName: request.fileName, sourceURLs: request.urls.map(\.absoluteString))

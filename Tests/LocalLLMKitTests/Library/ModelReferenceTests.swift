@@ -21,6 +21,20 @@ struct ModelReferenceTests {
                                              listing: ["README.md", "model-Q8_0.gguf", "model-Q4_K_M.gguf"])
         #expect(quant.urls == [URL(string: "https://huggingface.co/org/repo/resolve/main/model-Q4_K_M.gguf")!])
 
+        #expect(quant.projector == nil)
+
+        // A vision repository: the model of the quantization, and its projector with it.
+        let vision = try ModelLibrary.DownloadRequest(reference: "org/vlm:Q8_0", listing: [
+            "vlm-Q8_0.gguf", "vlm-Q4_K_M.gguf", "mmproj-vlm-f16.gguf", "mmproj-vlm-Q8_0.gguf", "README.md",
+        ])
+        #expect(vision.urls == [URL(string: "https://huggingface.co/org/vlm/resolve/main/vlm-Q8_0.gguf")!])
+        #expect(vision.projector?.urls == [URL(string: "https://huggingface.co/org/vlm/resolve/main/mmproj-vlm-Q8_0.gguf")!])
+        let f16 = try ModelLibrary.DownloadRequest(reference: "org/vlm:Q4_K_M", listing: [
+            "vlm-Q4_K_M.gguf", "vlm.mmproj-bf16.gguf", "sub/vlm.mmproj-F16.gguf",
+        ])
+        #expect(f16.projector?.fileName == "mmproj-vlm.mmproj-F16.gguf")
+        #expect(f16.projector?.urls.first?.path == "/org/vlm/resolve/main/sub/vlm.mmproj-F16.gguf")
+
         let lfm2 = try ModelLibrary.DownloadRequest(reference: "LiquidAI/LFM2-2.6B-GGUF:Q4_K_M")     // listing from the catalog
         #expect(lfm2.sha256 == ModelCatalog.lfm2_2_6b.sha256 && lfm2.bytes == 1_563_668_704)
     }

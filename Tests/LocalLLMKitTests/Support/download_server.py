@@ -27,6 +27,7 @@ Routes (NAME, A and B are files of FOLDER):
   /slow/NAME           like /files, 64 KiB every 20 ms
   /hold/N/NAME         like /files, but pauses after N body bytes until /control/release (at most 120 s)
   /garbage/N           200 with N bytes that are not a GGUF file
+  /hf/ORG/REPO/resolve/main/NAME  like /files/NAME: Hugging Face's layout (HF_ENDPOINT=http://HOST:PORT/hf)
   /auth/ROUTE...       401 unless the request has HTTP Basic authentication with the user name and
                        password set by /control/auth; then like /ROUTE...
   /redirect/CODE/NAME?to=LOCATION  HTTP CODE (301, 302, 303, 307, 308) with Location: LOCATION as given
@@ -206,6 +207,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         start = self.requested_start()
         dropped = drop_after[0] or None
+        if route == "hf" and len(parts) == 6 and parts[3:5] == ["resolve", "main"]:
+            route, parts = "files", ["files", parts[5]]        # Hugging Face's layout, for HF_ENDPOINT
         if route == "files" and len(parts) == 2:
             if path := self.file(parts[1]):
                 self.serve(path, start, limit=dropped)
