@@ -8,9 +8,10 @@ Three figures per tool:
     (media_encoding_ms); llama-mtmd-cli logs "mtmd batch encoding done in N ms";
   * first token after the image: encoding plus every prompt decode (text and image
     embeddings) until the first token. llmkit's time_to_first_token_ms (measured from the
-    request's start, so it also holds the image's decoding from PNG and its preprocessing,
-    which llama-mtmd-cli does before its timers); llama-mtmd-cli's encoding plus its
-    llama_perf "prompt eval time";
+    request's start, so it also holds the template, the image's decoding from PNG and its
+    preprocessing, which llama-mtmd-cli does before its timers); llama-mtmd-cli's llama_perf
+    "prompt eval time", which runs from its first prompt decode to the synchronization at the
+    first sampling, the encoding between them included;
   * end to end: the whole process, loading the model and the projector included.
 
 The projector is random (scripts/synth-vision-model --shape base: CLIP ViT-B/14's shape, 256
@@ -55,7 +56,9 @@ def theirs(args):
     prompt = re.search(r"prompt eval time =\s+([\d.]+) ms /\s+(\d+) tokens", err)
     if not encoding or not prompt:
         sys.exit(f"unexpected llama-mtmd-cli log: {err[-1500:]}")
-    return {"encoding": float(encoding.group(1)), "first": float(encoding.group(1)) + float(prompt.group(1)),
+    # llama.cpp's prompt eval time runs from the first prompt decode to the synchronization at
+    # the first sampling: the image's encoding, between the text and the image decodes, is in it.
+    return {"encoding": float(encoding.group(1)), "first": float(prompt.group(1)),
             "wall": wall * 1e3, "prompt_tokens": int(prompt.group(2))}
 
 
