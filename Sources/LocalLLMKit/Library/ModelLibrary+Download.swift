@@ -225,19 +225,7 @@ extension ModelLibrary {
         do {
             try LibraryFiles.move(partial, to: file)
             let size = LibraryFiles.size(of: file)
-            if let expectedSize, size != expectedSize {
-                throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "got \(size) bytes, expected \(expectedSize)")
-            }
-            let sha256 = try await Self.sha256(of: file)
-            if let expected = request.sha256, sha256 != expected {
-                throw ModelLibrary.Error.checksumMismatch(url: url.absoluteString, expected: expected, actual: sha256)
-            }
-            let header: GGUFFile
-            do {
-                header = try GGUFFile(contentsOf: file)
-            } catch LocalModel.Error.invalidModelFile(_, let reason) {
-                throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file (\(reason))")
-            }
+            let (sha256, header) = try await Self.check(file, from: url, bytes: expectedSize, sha256: request.sha256)
             if let projector = request.projector {
                 try await downloadProjector(projector, of: request, into: staging, transfer: transfer, bytesBefore: size)
             }
@@ -248,6 +236,26 @@ extension ModelLibrary {
         } catch {
             discard(staging)
             throw error
+        }
+    }
+
+    /// Checks a downloaded file against its expected size and SHA-256 and reads its GGUF header;
+    /// `what` names it in errors ("" for the model).
+    /// - Returns: its SHA-256 and header.
+    static func check(_ file: URL, from url: URL, bytes expectedSize: Int64?, sha256 expected: String?,
+                      what: String = "") async throws -> (sha256: String, header: GGUFFile) {
+        let size = LibraryFiles.size(of: file)
+        if let expectedSize, size != expectedSize {
+            throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "got \(size) bytes\(what), expected \(expectedSize)")
+        }
+        let sha256 = try await Self.sha256(of: file)
+        if let expected, sha256 != expected {
+            throw ModelLibrary.Error.checksumMismatch(url: url.absoluteString, expected: expected, actual: sha256)
+        }
+        do {
+            return (sha256, try GGUFFile(contentsOf: file))
+        } catch LocalModel.Error.invalidModelFile(_, let reason) {
+            throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file\(what) (\(reason))")
         }
     }
 

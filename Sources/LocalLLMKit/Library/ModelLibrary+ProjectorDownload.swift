@@ -45,22 +45,7 @@ extension ModelLibrary {
         }
         let file = staging.file(projector.fileName)
         try LibraryFiles.move(partial, to: file)
-        let size = LibraryFiles.size(of: file)
-        if let expectedSize, size != expectedSize {
-            throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "got \(size) bytes of the projector, expected \(expectedSize)")
-        }
-        if let expected = projector.sha256 {
-            let sha256 = try await Self.sha256(of: file)
-            guard sha256 == expected else {
-                throw ModelLibrary.Error.checksumMismatch(url: url.absoluteString, expected: expected, actual: sha256)
-            }
-        }
-        let header: GGUFFile
-        do {
-            header = try GGUFFile(contentsOf: file)
-        } catch LocalModel.Error.invalidModelFile(_, let reason) {
-            throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "the projector is not a usable GGUF file (\(reason))")
-        }
+        let (_, header) = try await Self.check(file, from: url, bytes: expectedSize, sha256: projector.sha256, what: " of the projector")
         let architecture = header.metadata["general.architecture"]?.stringValue ?? "none"
         guard architecture == "clip" else {
             throw ModelLibrary.Error.downloadFailed(url: url.absoluteString,

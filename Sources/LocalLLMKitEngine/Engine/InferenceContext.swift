@@ -149,6 +149,11 @@ package final class InferenceContext: @unchecked Sendable {
             batch.seq_id[index]![0] = entry.sequence
             batch.logits[index] = entry.wantsLogits ? 1 : 0
         }
+        return run(batch, cancellations: cancellations)
+    }
+
+    /// `llama_decode` of `batch`, stopping early once every flag in `cancellations` is raised.
+    private func run(_ batch: llama_batch, cancellations: [CancellationFlag]) -> Int32 {
         abortCondition.flags = cancellations
         defer { abortCondition.flags = [] }
         if model.remoteLoss != nil { return Self.remoteDeviceLostCode }
@@ -182,13 +187,7 @@ package final class InferenceContext: @unchecked Sendable {
         }
         if nonCausal { llama_set_causal_attn(pointer, false) }
         defer { if nonCausal { llama_set_causal_attn(pointer, true) } }
-        abortCondition.flags = [cancellation]
-        defer { abortCondition.flags = [] }
-        if model.remoteLoss != nil { return Self.remoteDeviceLostCode }
-        let code = llama_decode(pointer, embeddings)
-        guard !model.remoteLinks.isEmpty else { return code }
-        llama_synchronize(pointer)
-        return model.remoteLoss == nil ? code : Self.remoteDeviceLostCode
+        return run(embeddings, cancellations: [cancellation])
     }
 
     /// The code ``decode(_:cancellations:)`` returns when a remote server of the model is lost.
