@@ -80,7 +80,7 @@ package final class ProjectorHandle: @unchecked Sendable {
         }
         switch attachment.content {
         case .pixels(let rgb, let width, let height):
-            try Self.checkSize(width: width, height: height, limits: limits)
+            try Self.checkSize(width: width, height: height, index: index, limits: limits)
             guard rgb.count == width * height * 3 else {
                 throw MediaAttachment.Error.invalid(index: index, reason: "\(rgb.count) bytes of RGB for \(width) × \(height) pixels (expected \(width * height * 3))")
             }
@@ -98,7 +98,7 @@ package final class ProjectorHandle: @unchecked Sendable {
             if header.format.isAudio {
                 guard acceptsAudio else { throw MediaAttachment.Error.unsupportedKind(index: index, kind: "audio (\(header.format.rawValue))") }
             } else {
-                try Self.checkSize(width: header.width, height: header.height, limits: limits)
+                try Self.checkSize(width: header.width, height: header.height, index: index, limits: limits)
                 guard acceptsImages else { throw MediaAttachment.Error.unsupportedKind(index: index, kind: "an image") }
             }
             let pointer = data.withUnsafeBytes { llmkit_media_decode(self.pointer, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
@@ -114,9 +114,9 @@ package final class ProjectorHandle: @unchecked Sendable {
         }
     }
 
-    private static func checkSize(width: Int, height: Int, limits: MediaAttachment.Limits) throws {
+    private static func checkSize(width: Int, height: Int, index: Int, limits: MediaAttachment.Limits) throws {
         guard width > 0, height > 0 else {
-            throw MediaAttachment.Error.invalid(index: 0, reason: "an image of \(width) × \(height) pixels")
+            throw MediaAttachment.Error.invalid(index: index, reason: "an image of \(width) × \(height) pixels")
         }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard !overflow, pixels <= limits.pixels, width <= limits.side, height <= limits.side else {
