@@ -190,6 +190,9 @@ struct RunReport: Encodable {
     /// Images the projector encoded, and how long that took (part of the time to the first token).
     let encodedMedia: Int
     let mediaEncodingMs: Double
+    /// From the request's start on the model (its prompt tokenized) to its first token: the
+    /// prompt's decodes, and the encoding of its images.
+    let promptEvalMs: Double
     let loadTimeMs: Double
     let seed: UInt32
     let model: String
@@ -212,6 +215,7 @@ struct RunReport: Encodable {
         timeToFirstTokenMs = statistics.timeToFirstToken.milliseconds
         encodedMedia = statistics.encodedMedia
         mediaEncodingMs = statistics.mediaEncodingDuration.milliseconds
+        promptEvalMs = statistics.promptDuration.milliseconds
         loadTimeMs = model.loadDuration.milliseconds
         self.seed = seed
         self.model = model.url.path
@@ -221,7 +225,7 @@ struct RunReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case type, text, thinking, stopReason, stopSequence, promptTokens, cachedPromptTokens, generatedTokens
         case thinkingTokens, draftedTokens, acceptedDraftTokens, promptTokensPerSecond, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs
-        case encodedMedia, mediaEncodingMs, seed, model, toolCalls
+        case encodedMedia, mediaEncodingMs, promptEvalMs, seed, model, toolCalls
     }
 
     /// Every key, with null for what is empty (the synthesized encoder would leave them out).
@@ -244,6 +248,7 @@ struct RunReport: Encodable {
         try container.encode(loadTimeMs, forKey: .loadTimeMs)
         try container.encode(encodedMedia, forKey: .encodedMedia)
         try container.encode(mediaEncodingMs, forKey: .mediaEncodingMs)
+        try container.encode(promptEvalMs, forKey: .promptEvalMs)
         try container.encode(seed, forKey: .seed)
         try container.encode(model, forKey: .model)
         try container.encode(toolCalls, forKey: .toolCalls)

@@ -197,13 +197,29 @@ public actor LocalModel {
                 }
                 return (handle, draft, projector)
             }
-            return LocalModel(url: file.url, file: file, configuration: configuration, effectiveConfiguration: effective,
-                              memoryPlan: plan, handle: handle, draftHandle: draft, projector: projector,
-                              executor: executor, loadDuration: clock.now - start)
+            let model = LocalModel(url: file.url, file: file, configuration: configuration, effectiveConfiguration: effective,
+                                   memoryPlan: plan, handle: handle, draftHandle: draft, projector: projector,
+                                   executor: executor, loadDuration: clock.now - start)
+            if !effective.computesOnCPUOnly, !effective.vocabularyOnly, file.generationProblem == nil {
+                try await model.warmUp()
+            }
+            return model
         } catch {
             executor.shutDown()
             throw error
         }
+    }
+
+    /// With layers on a GPU, as llama.cpp's tools do: creates the shared context and decodes one
+    /// token in it, then forgets it, so that the first request does not pay for the backend's
+    /// first use (its kernels loaded, its handles made).
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)`` or
+    ///   ``LocalModel/Error/decodeFailed(code:reason:)``.
+    private func warmUp() throws {
+        let context = try scheduler().context
+        let token = llama_vocab_bos(handle.vocabulary)
+        try context.decode([token >= 0 ? token : 0][...], startingAt: 0)
+        context.clearMemory()
     }
 
     /// Creates the shared context now (it is otherwise made by the first request).
