@@ -243,7 +243,7 @@ extern "C" bool llmkit_chunk_non_causal(const llmkit_projector * projector, cons
 }
 
 extern "C" int32_t llmkit_projector_encode(llmkit_projector * projector, const llmkit_chunks * chunks, size_t index,
-                                           float * out, size_t capacity, llmkit_error * error) {
+                                           float * out, size_t capacity, int64_t * microseconds, llmkit_error * error) {
     return llmkit::guarded<int32_t>(error, 1, [&]() -> int32_t {
         const mtmd_input_chunk * chunk = chunk_at(chunks, index);
         if (!projector || !chunk || mtmd_input_chunk_get_type(chunk) == MTMD_INPUT_CHUNK_TYPE_TEXT) {
@@ -253,8 +253,12 @@ extern "C" int32_t llmkit_projector_encode(llmkit_projector * projector, const l
         if (needed > capacity) {
             throw std::runtime_error("the output buffer is too small");
         }
+        const int64_t start = ggml_time_us();
         if (mtmd_encode_chunk(projector->context, chunk) != 0) {
             throw std::runtime_error("the projector failed to encode the medium");
+        }
+        if (microseconds) {
+            *microseconds = ggml_time_us() - start;
         }
         const float * embeddings = mtmd_get_output_embd(projector->context);
         if (!embeddings) {

@@ -78,9 +78,10 @@ int32_t llmkit_chunk_position_count(const llmkit_chunks * chunks, size_t index);
 bool llmkit_chunk_non_causal(const llmkit_projector * projector, const llmkit_chunks * chunks, size_t index);
 
 /// Encodes media chunk `index` and copies its embeddings (token count × `width` floats) into
-/// `out`, which holds `capacity` floats. Returns 0 on success.
+/// `out`, which holds `capacity` floats; `*microseconds` (when given) gets the time the encoding
+/// itself took, without the copy. Returns 0 on success.
 int32_t llmkit_projector_encode(llmkit_projector * projector, const llmkit_chunks * chunks, size_t index,
-                                float * out, size_t capacity, llmkit_error * error);
+                                float * out, size_t capacity, int64_t * microseconds, llmkit_error * error);
 
 /// Silences mtmd's log (0), or sends it to standard error (1).
 void llmkit_projector_log_set(int32_t verbose);

@@ -167,27 +167,35 @@ package final class InferenceContext: @unchecked Sendable {
 
     /// Decodes `count` embeddings of `width` floats (an image's, from a projector) at positions
     /// `position…` of `sequence`, without logits: one `llama_decode` of its own, since a batch
-    /// holds tokens or embeddings, not both. With `nonCausal`, they attend to each other both
-    /// ways (llama.cpp's causal attention is off for the call). Stops early once `cancellation`
-    /// is raised.
+    /// holds tokens or embeddings, not both. The batch points at `rows` (nothing is copied). With
+    /// `nonCausal`, they attend to each other both ways (llama.cpp's causal attention is off for
+    /// the call). Stops early once `cancellation` is raised.
     /// - Returns: llama.cpp's code, as ``decode(_:cancellations:)``'s.
     package func decodeEmbeddings(_ rows: UnsafeBufferPointer<Float>, width: Int, position: Int, sequence: Int32,
                                   nonCausal: Bool, cancellation: CancellationFlag) -> Int32 {
         let count = rows.count / width
         precondition(count > 0 && count <= batchSize && count * width == rows.count, "an embedding batch of the wrong size")
-        var embeddings = llama_batch_init(Int32(count), Int32(width), 1)
-        defer { llama_batch_free(embeddings) }
-        embeddings.n_tokens = Int32(count)
-        embeddings.embd.update(from: rows.baseAddress!, count: rows.count)
-        for index in 0..<count {
-            embeddings.pos[index] = Int32(position + index)
-            embeddings.n_seq_id[index] = 1
-            embeddings.seq_id[index]![0] = sequence
-            embeddings.logits[index] = 0
-        }
+        var positions = (0..<Int32(count)).map { Int32(position) + $0 }
+        var sequenceCounts = [Int32](repeating: 1, count: count)
+        var outputs = [Int8](repeating: 0, count: count)
+        var sequenceID = sequence
         if nonCausal { llama_set_causal_attn(pointer, false) }
         defer { if nonCausal { llama_set_causal_attn(pointer, true) } }
-        return run(embeddings, cancellations: [cancellation])
+        return withUnsafeMutablePointer(to: &sequenceID) { id in
+            var sequenceIDs = [UnsafeMutablePointer<Int32>?](repeating: id, count: count)
+            return positions.withUnsafeMutableBufferPointer { positions in
+                sequenceCounts.withUnsafeMutableBufferPointer { sequenceCounts in
+                    outputs.withUnsafeMutableBufferPointer { outputs in
+                        sequenceIDs.withUnsafeMutableBufferPointer { sequenceIDs in
+                            let batch = llama_batch(n_tokens: Int32(count), token: nil, embd: UnsafeMutablePointer(mutating: rows.baseAddress),
+                                                    pos: positions.baseAddress, n_seq_id: sequenceCounts.baseAddress,
+                                                    seq_id: sequenceIDs.baseAddress, logits: outputs.baseAddress)
+                            return run(batch, cancellations: [cancellation])
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The code ``decode(_:cancellations:)`` returns when a remote server of the model is lost.

@@ -196,18 +196,27 @@ package final class ProjectorHandle: @unchecked Sendable {
     }
 
     /// The embeddings of `span` (``PromptMediaSpan/count`` rows of ``width`` floats): from the
-    /// cache, or encoded now. Runs on the model's thread.
+    /// cache, or encoded now, with how long the projector took to encode them (nil from the
+    /// cache). Runs on the model's thread.
     /// - Throws: ``LocalModel/Error/decodeFailed(code:reason:)`` when the projector fails.
-    package func embeddings(for span: PromptMediaSpan) throws -> (embeddings: [Float], encoded: Bool) {
+    package func embeddings(for span: PromptMediaSpan) throws -> (embeddings: [Float], encoding: Duration?) {
         if let index = cache.firstIndex(where: { $0.id == span.id }), cache[index].embeddings.count == span.count * width {
             let entry = cache.remove(at: index)
             cache.append(entry)
-            return (entry.embeddings, false)
+            return (entry.embeddings, nil)
         }
-        var embeddings = [Float](repeating: 0, count: span.count * width)
         var error: llmkit_error?
-        let code = embeddings.withUnsafeMutableBufferPointer {
-            llmkit_projector_encode(pointer, span.chunks.pointer, span.chunkIndex, $0.baseAddress, $0.count, &error)
+        var code: Int32 = 0
+        var microseconds: Int64 = 0
+        let embeddings = [Float](unsafeUninitializedCapacity: span.count * width) { buffer, initialized in
+            code = llmkit_projector_encode(pointer, span.chunks.pointer, span.chunkIndex, buffer.baseAddress, buffer.count,
+                                           &microseconds, &error)
+            if code == 0 {
+                initialized = buffer.count
+            } else {
+                buffer.initialize(repeating: 0)          // never read: the call throws below
+                initialized = buffer.count
+            }
         }
         guard code == 0 else {
             throw LocalModel.Error.decodeFailed(code: code, reason: Bridge.take(error) ?? "the projector failed")
@@ -218,6 +227,6 @@ package final class ProjectorHandle: @unchecked Sendable {
         while cachedFloats > Self.cacheLimit, cache.count > 1 {
             cachedFloats -= cache.removeFirst().embeddings.count
         }
-        return (embeddings, true)
+        return (embeddings, .microseconds(microseconds))
     }
 }

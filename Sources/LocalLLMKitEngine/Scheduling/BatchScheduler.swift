@@ -283,9 +283,8 @@ package final class BatchScheduler: @unchecked Sendable {
         let code: Int32
         let encoding: Duration?
         do {
-            let start = ContinuousClock.now
-            let (embeddings, wasEncoded) = try projector.embeddings(for: span)
-            encoding = wasEncoded ? .now - start : nil
+            let embeddings: [Float]
+            (embeddings, encoding) = try projector.embeddings(for: span)
             code = embeddings.withUnsafeBufferPointer { all in
                 let rows = UnsafeBufferPointer(rebasing: all[(offset * projector.width)..<((offset + count) * projector.width)])
                 return context.decodeEmbeddings(rows, width: projector.width, position: generation.nextPromptIndex,
