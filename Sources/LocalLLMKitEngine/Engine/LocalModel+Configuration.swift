@@ -163,6 +163,13 @@ extension LocalModel {
                 throw fail("contextLength", "\(contextLength) is not between 1 and \(1 << 24)")
             }
             if !(1...(1 << 20)).contains(batchSize) { throw fail("batchSize", "\(batchSize) is not between 1 and \(1 << 20)") }
+            // Media limits bound what an attachment may make the process allocate: each must be
+            // positive, and small enough that sizes computed from them cannot overflow.
+            let limits = mediaLimits
+            if !(1...(1 << 40)).contains(limits.bytes) { throw fail("mediaLimits.bytes", "\(limits.bytes) is not between 1 and \(1 << 40)") }
+            if !(1...(1 << 40)).contains(limits.pixels) { throw fail("mediaLimits.pixels", "\(limits.pixels) is not between 1 and \(1 << 40)") }
+            if !(1...65_535).contains(limits.side) { throw fail("mediaLimits.side", "\(limits.side) is not between 1 and 65535") }
+            if !(0...4096).contains(limits.count) { throw fail("mediaLimits.count", "\(limits.count) is not between 0 and 4096") }
             if !(1...(1 << 20)).contains(microBatchSize) {
                 throw fail("microBatchSize", "\(microBatchSize) is not between 1 and \(1 << 20)")
             }

@@ -70,7 +70,7 @@ public struct MediaAttachment: Sendable, Hashable {
         }
         defer { try? handle.close() }
         // Read one byte more than allowed: a file that grew since stat is still refused.
-        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
+        let data = (try? handle.read(upToCount: limit == .max ? limit : limit + 1)) ?? Data()
         guard data.count <= limit else { throw Error.tooManyBytes(bytes: data.count, limit: limit) }
         return data
     }

@@ -81,8 +81,10 @@ package final class ProjectorHandle: @unchecked Sendable {
         switch attachment.content {
         case .pixels(let rgb, let width, let height):
             try Self.checkSize(width: width, height: height, index: index, limits: limits)
-            guard rgb.count == width * height * 3 else {
-                throw MediaAttachment.Error.invalid(index: index, reason: "\(rgb.count) bytes of RGB for \(width) × \(height) pixels (expected \(width * height * 3))")
+            // checkSize bounded width × height by the limits (at most 2^40), so this cannot overflow.
+            let expected = width * height * 3
+            guard rgb.count == expected else {
+                throw MediaAttachment.Error.invalid(index: index, reason: "\(rgb.count) bytes of RGB for \(width) × \(height) pixels (expected \(expected))")
             }
             guard acceptsImages else { throw MediaAttachment.Error.unsupportedKind(index: index, kind: "an image") }
             let pointer = rgb.withUnsafeBytes { llmkit_media_from_rgb(UInt32(width), UInt32(height), $0.bindMemory(to: UInt8.self).baseAddress) }
@@ -159,8 +161,9 @@ package final class ProjectorHandle: @unchecked Sendable {
         var parts: [llmkit_prompt_part] = []
         for text in texts {
             if let text {
-                let copy = storage.string(text.text)
-                parts.append(llmkit_prompt_part(text: copy, length: copy.map { strlen($0) } ?? 0,
+                // Bytes with their length, not a C string: a NUL in a message stays in it.
+                let bytes = Array(text.text.utf8).map { CChar(bitPattern: $0) }
+                parts.append(llmkit_prompt_part(text: storage.array(bytes), length: bytes.count,
                                                 parse_special: text.special, media: nil))
             } else {
                 parts.append(llmkit_prompt_part(text: nil, length: 0, parse_special: false, media: media[next].pointer))

@@ -156,6 +156,22 @@ struct ImageConversationTests {
         #expect(!answer.text.isEmpty)
     }
 
+    @Test("media limits that could overflow are refused at load; a NUL in a message beside an image reaches the model")
+    func limitsAndText() async throws {
+        for limits in [MediaAttachment.Limits(pixels: .max), .init(side: 1 << 20), .init(bytes: 0), .init(count: -1)] {
+            await #expect(throws: LocalModel.Error.self) {
+                _ = try await Self.load(.init(contextLength: 512, mediaLimits: limits))
+            }
+        }
+        let model = try await Self.load()
+        let image = try Self.image("gradient-64x48.png")
+        let plain = try await Conversation(model: model).preflight("Describe this image.", attachments: [image])
+        let withNUL = try await Conversation(model: model).preflight("Describe this image.\u{0}And more words after it.",
+                                                                     attachments: [image])
+        // The text after the NUL is tokenized too, not cut off there.
+        #expect(withNUL.promptTokens > plain.promptTokens + 3)
+    }
+
     @Test("projectors: another model's, a model file, a damaged one are refused; one beside the model is found")
     func projectors() async throws {
         func loadError(_ projector: URL) async -> LocalModel.Error? {
