@@ -24,6 +24,7 @@
 #   images  bench/images.py on the 7B-shaped model with a CLIP ViT-B/14-shaped random projector
 #           (scripts/synth-vision-model --shape base): image encoding and the first token after it,
 #           against llama-mtmd-cli, ABBA-paired
+#           (LLMKIT_GPU_IMAGE_PAIRS, default 24: a single GPU run's encoding time is bimodal, see docs/PERFORMANCE.md)
 #   fit     llmkit fit on the 7B-shaped model as the GPU's free memory shrinks (--memory), and a load
 #           with the plan (run --fit)
 #   rpc     bench/rpc.py on the 7B-shaped model: every layer on two RPC servers that both offer this
@@ -178,9 +179,9 @@ phase_images() {
         PYTHONPATH="$work/python-gguf" python3 "$root/scripts/synth-vision-model" --text-model "$model" --output "$mmproj" \
             --images-dir "$work/images" --seed 1 --shape base >&2
     fi
-    log "images on the GPU: a CLIP ViT-B/14-shaped projector before the 7B-shaped model (${LLMKIT_GPU_IMAGE_PAIRS:-5} ABBA pairs)"
+    log "images on the GPU: a CLIP ViT-B/14-shaped projector before the 7B-shaped model (${LLMKIT_GPU_IMAGE_PAIRS:-24} ABBA pairs)"
     python3 "$root/bench/images.py" --model "$model" --mmproj "$mmproj" --image "$work/images/shapes-100x100.png" \
-        --prefix "$work/prefix" --llmkit "$work/llmkit" --threads "$(nproc)" --pairs "${LLMKIT_GPU_IMAGE_PAIRS:-5}" \
+        --prefix "$work/prefix" --llmkit "$work/llmkit" --threads "$(nproc)" --pairs "${LLMKIT_GPU_IMAGE_PAIRS:-24}" \
         --chat-template chatml --json "$out/images-synth-7b-q4_0.json" | tee "$out/images-synth-7b-q4_0.md"
 }
 
