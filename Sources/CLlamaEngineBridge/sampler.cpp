@@ -326,6 +326,17 @@ extern "C" llmkit_sampling_params llmkit_sampling_defaults(void) {
     params.penalty_repeat    = defaults.penalty_repeat;
     params.penalty_frequency = defaults.penalty_freq;
     params.penalty_presence  = defaults.penalty_present;
+    params.xtc_probability   = defaults.xtc_probability;
+    params.xtc_threshold     = defaults.xtc_threshold;
+    params.dry_multiplier    = defaults.dry_multiplier;
+    params.dry_base          = defaults.dry_base;
+    params.dry_allowed_length = defaults.dry_allowed_length;
+    params.dry_penalty_last_n = defaults.dry_penalty_last_n;
+    params.dry_sequence_breakers = nullptr;
+    params.dry_sequence_breaker_count = 0;
+    params.mirostat          = defaults.mirostat;
+    params.mirostat_tau      = defaults.mirostat_tau;
+    params.mirostat_eta      = defaults.mirostat_eta;
     params.logit_bias_tokens = nullptr;
     params.logit_bias_values = nullptr;
     params.logit_bias_count  = 0;
@@ -364,6 +375,27 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
         sp.penalty_repeat  = params->penalty_repeat;
         sp.penalty_freq    = params->penalty_frequency;
         sp.penalty_present = params->penalty_presence;
+        sp.xtc_probability = params->xtc_probability;
+        sp.xtc_threshold   = params->xtc_threshold;
+        sp.dry_multiplier  = params->dry_multiplier;
+        sp.dry_base        = params->dry_base;
+        sp.dry_allowed_length = params->dry_allowed_length;
+        sp.dry_penalty_last_n = params->dry_penalty_last_n;
+        if (params->dry_sequence_breakers) {
+            sp.dry_sequence_breakers.clear();
+            for (int32_t i = 0; i < params->dry_sequence_breaker_count; ++i) {
+                if (!params->dry_sequence_breakers[i]) {
+                    throw std::invalid_argument("a DRY sequence breaker has no text");
+                }
+                sp.dry_sequence_breakers.emplace_back(params->dry_sequence_breakers[i]);
+            }
+        }
+        if (params->mirostat < 0 || params->mirostat > 2) {
+            throw std::invalid_argument("mirostat must be 0, 1 or 2");
+        }
+        sp.mirostat        = params->mirostat;
+        sp.mirostat_tau    = params->mirostat_tau;
+        sp.mirostat_eta    = params->mirostat_eta;
         sp.no_perf         = true;
         llama_sampler * grammar = nullptr;
         if (params->grammar && params->grammar[0] != '\0') {

@@ -30,6 +30,10 @@ public struct ModelResponse<Content: Sendable>: Sendable {
     public var toolInvocations: [ToolInvocation]
     /// Turns dropped from the transcript to make room (``Conversation/OverflowPolicy/dropOldestTurns``).
     public var droppedTurns: Int
+    /// Each generated token's log-probability and likeliest alternatives, in order, when
+    /// ``CompletionOptions/logProbabilityAlternatives`` asked for them (all rounds of a turn
+    /// with tool calls); empty otherwise.
+    public var logProbabilities: [TokenLogProbability] = []
 
     /// A response that a backend of your own made (see ``ModelBackend``): its content, the text it
     /// came from, and how generation ended.
@@ -61,6 +65,14 @@ public struct ModelResponse<Content: Sendable>: Sendable {
         ModelResponse<Other>(content: content, text: text, thinking: thinking, rawText: rawText, stopReason: stopReason,
                              stopSequence: stopSequence, seed: seed, statistics: statistics, tokens: tokens,
                              toolInvocations: toolInvocations, droppedTurns: droppedTurns)
+            .withLogProbabilities(logProbabilities)
+    }
+
+    /// The same response with these log-probabilities.
+    func withLogProbabilities(_ logProbabilities: [TokenLogProbability]) -> ModelResponse {
+        var copy = self
+        copy.logProbabilities = logProbabilities
+        return copy
     }
 }
 
@@ -72,6 +84,7 @@ extension ModelResponse where Content == String {
         self.init(content: outcome.text, text: outcome.text, rawText: outcome.text, stopReason: outcome.stopReason,
                   stopSequence: outcome.stopSequence, seed: outcome.seed, statistics: outcome.statistics,
                   tokens: outcome.tokens)
+        logProbabilities = outcome.logProbabilities
     }
 }
 

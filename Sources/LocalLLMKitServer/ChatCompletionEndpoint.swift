@@ -2,74 +2,101 @@ import Foundation
 import LocalLLMKit
 
 extension ModelServer {
-    /// `POST /v1/chat/completions`: one reply to the client's messages, whole or streamed.
+    /// `POST /v1/chat/completions`: `n` replies (choices) to the client's messages, whole or
+    /// streamed; the choices run as parallel sequences (see ``ChoiceStreams``).
     func chatCompletion(_ exchange: HTTPExchange) async -> Int {
         var timing = FirstContentTiming()
         let cors = corsHeaders(for: exchange)
         let served: ServedModel
         let request: ChatCompletionRequest
-        let conversation: Conversation
+        let conversations: [Conversation]
         do {
             let parsed = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(named: parsed.requiredString("model"))
+            let entry = try servedModel(requestedBy: parsed)
             let body = try await ImageURLResolver.resolve(parsed, fetcher: configuration.mediaFetcher,
                                                           maximumBytes: MediaAttachment.Limits.default.bytes)
             try entry.checkGenerates()
             served = try await entry.resolve()
             // Messages decoded and tool schemas checked off Swift's shared pool (see RequestBody.parse).
-            (request, conversation) = try await BlockingWorkPool.shared.run { [served] in
+            (request, conversations) = try await BlockingWorkPool.shared.run { [served] in
                 let request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
                                                         templateThinks: served.template.supportsThinking)
-                return (request, try Conversation(model: served.model, tools: request.tools, template: served.template,
-                                                  reusesPromptCache: request.parameters.reusesPromptCache))
+                // A conversation replies to one request at a time: one for each choice.
+                let conversations = try (0..<request.parameters.choices).map { _ in
+                    try Conversation(model: served.model, tools: request.tools, template: served.template,
+                                     reusesPromptCache: request.parameters.reusesPromptCache)
+                }
+                return (request, conversations)
             }
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }
-        let stream = conversation.streamReply(to: request.messages, format: request.format, options: request.parameters.options,
-                                              thinking: request.thinking, toolChoice: request.toolChoice)
+        let stream = ChoiceStreams.merge(count: conversations.count) { index in
+            conversations[index].streamReply(to: request.messages, format: request.format,
+                                             options: ChoiceStreams.options(request.parameters.options, choice: index),
+                                             thinking: request.thinking, toolChoice: request.toolChoice)
+        }
         let id = CompletionJSON.id(prefix: "chatcmpl-")
         let created = Int(Date().timeIntervalSince1970)
         guard request.parameters.stream else {
             do {
-                let response = try await stream.result
-                metrics.recordTokens(response.statistics)
-                if Task.isCancelled { return 499 }
-                return succeed(exchange, CompletionJSON.chatCompletion(id: id, model: served.id, created: created, response: response))
+                let answers = try await ChoiceStreams.responses(stream, count: conversations.count) {
+                    if case .done(let response) = $0 { response } else { nil }
+                }
+                answers.forEach { metrics.recordTokens($0.statistics) }
+                if Task.isCancelled || answers.count < conversations.count { return 499 }
+                return succeed(exchange, CompletionJSON.chatCompletion(id: id, model: served.id, created: created, responses: answers))
             } catch {
                 return fail(exchange, APIError(error), cors: cors)
             }
         }
         var events = EventStream(exchange: exchange, headers: cors)
-        func chunk(_ delta: [(String, OrderedJSON)], finish: String? = nil) -> OrderedJSON {
-            CompletionJSON.chatChunk(id: id, model: served.id, created: created, delta: delta, finishReason: finish)
-        }
-        var streamedText = ""
-        var streamedThinking = ""
+        var streamed = Array(repeating: (text: "", thinking: ""), count: conversations.count)
+        var finished: [GenerationStatistics] = []
+        var opened = Set<Int>()
+        var streamedCalls = Array(repeating: [Int: StreamedToolCall](), count: conversations.count)
         do {
-            for try await event in stream {
-                if !events.started { events.send(chunk([("role", .string("assistant")), ("content", .string(""))])) }
+            for try await (index, event) in stream {
+                func chunk(_ delta: [(String, OrderedJSON)], finish: String? = nil, logProbabilities: OrderedJSON = .null) -> OrderedJSON {
+                    CompletionJSON.chatChunk(id: id, model: served.id, created: created, index: index, delta: delta,
+                                             finishReason: finish, logProbabilities: logProbabilities)
+                }
+                if opened.insert(index).inserted {
+                    events.send(chunk([("role", .string("assistant")), ("content", .string(""))]))
+                }
                 switch event {
                 case .text(let delta):
-                    streamedText += delta
+                    streamed[index].text += delta
                     events.send(chunk([("content", .string(delta))]))
                     timing.contentSent()
                 case .thinking(let delta):
-                    streamedThinking += delta
+                    streamed[index].thinking += delta
                     events.send(chunk([("reasoning_content", .string(delta))]))
                     timing.contentSent()
                 case .snapshot(let text, let thinking):
                     // Streamed text cannot be taken back: only what extends it is sent.
-                    if thinking.hasPrefix(streamedThinking), thinking.count > streamedThinking.count {
-                        events.send(chunk([("reasoning_content", .string(String(thinking.dropFirst(streamedThinking.count))))]))
-                        streamedThinking = thinking
+                    if thinking.hasPrefix(streamed[index].thinking), thinking.count > streamed[index].thinking.count {
+                        events.send(chunk([("reasoning_content", .string(String(thinking.dropFirst(streamed[index].thinking.count))))]))
+                        streamed[index].thinking = thinking
                         timing.contentSent()
                     }
-                    if text.hasPrefix(streamedText), text.count > streamedText.count {
-                        events.send(chunk([("content", .string(String(text.dropFirst(streamedText.count))))]))
-                        streamedText = text
+                    if text.hasPrefix(streamed[index].text), text.count > streamed[index].text.count {
+                        events.send(chunk([("content", .string(String(text.dropFirst(streamed[index].text.count))))]))
+                        streamed[index].text = text
                         timing.contentSent()
                     }
+                case .toolCallDelta(let piece):
+                    // Arguments stream as the model writes them, as OpenAI and llama-server stream them.
+                    let isNew = streamedCalls[index][piece.index] == nil
+                    if isNew {
+                        streamedCalls[index][piece.index] = StreamedToolCall(id: piece.modelCallID ?? CompletionJSON.id(prefix: "call_"))
+                    }
+                    streamedCalls[index][piece.index]?.arguments += piece.arguments
+                    let call = streamedCalls[index][piece.index]!
+                    events.send(chunk([("tool_calls", .array([
+                        CompletionJSON.toolCallPiece(index: piece.index, id: isNew ? call.id : nil, name: isNew ? piece.name : nil,
+                                                     arguments: piece.arguments),
+                    ]))]))
                 case .toolCallStarted, .toolCallFinished:
                     break
                 case .done(let response):
@@ -77,15 +104,20 @@ extension ModelServer {
                     if configuration.logsRequests, let line = timing.line(response.statistics) {
                         FileHandle.standardError.write(Data(line.utf8))
                     }
-                    if !response.toolInvocations.isEmpty {
-                        events.send(chunk([("tool_calls", CompletionJSON.toolCalls(response.toolInvocations, indexed: true))]))
-                    }
-                    events.send(chunk([], finish: CompletionJSON.finishReason(response.stopReason)))
-                    if request.parameters.includeUsage {
-                        events.send(CompletionJSON.usageChunk(id: id, object: "chat.completion.chunk", model: served.id,
-                                                              created: created, statistics: response.statistics))
-                    }
+                    // What the pieces did not carry: calls not streamed, the ends of those that were.
+                    let rest = CompletionJSON.unstreamedToolCalls(response.toolInvocations, streamed: streamedCalls[index])
+                    if !rest.isEmpty { events.send(chunk([("tool_calls", .array(rest))])) }
+                    // The tokens' log-probabilities come whole with the last chunk (clients join the
+                    // chunks' `logprobs.content`; the text's chunks are not cut at token bounds).
+                    let probabilities = response.logProbabilities.isEmpty ? OrderedJSON.null
+                        : LogProbabilityJSON.chat(response.logProbabilities)
+                    events.send(chunk([], finish: CompletionJSON.finishReason(response.stopReason), logProbabilities: probabilities))
+                    finished.append(response.statistics)
                 }
+            }
+            if request.parameters.includeUsage, !finished.isEmpty {
+                events.send(CompletionJSON.usageChunk(id: id, object: "chat.completion.chunk", model: served.id,
+                                                      created: created, statistics: CompletionJSON.combined(finished)))
             }
         } catch {
             let failure = APIError(error)

@@ -55,6 +55,12 @@ extension ModelServer {
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.chatCompletion(exchange) }
         case "/v1/completions":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.textCompletion(exchange) }
+        case "/v1/tokenize":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.tokenize(exchange) }
+        case "/v1/detokenize":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.detokenize(exchange) }
+        case "/v1/apply-template":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.applyTemplate(exchange) }
         case "/v1/embeddings":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.embeddings(exchange) }
         case "/v1/models/unload":
@@ -133,6 +139,20 @@ extension ModelServer {
                             param: "model", code: "model_not_found")
         }
         return served
+    }
+
+    /// The model a generation or embedding request asks for in its `model` field. A server of
+    /// one model answers with it whatever the request names, or when it names none (as
+    /// llama-server does: clients send names of their own, such as `gpt-4o-mini`); a server of
+    /// several needs the id.
+    func servedModel(requestedBy body: RequestBody) throws(APIError) -> ServedEntry {
+        let requested = try body.string("model")
+        if let requested, let exact = models.first(where: { $0.id == requested }) { return exact }
+        if models.count == 1 { return models[0] }
+        guard let requested else {
+            throw .invalid("'model' is required: this server has \(models.map(\.id).joined(separator: ", ")).", param: "model")
+        }
+        return try servedModel(named: requested)
     }
 
     private func health(_ exchange: HTTPExchange) -> Int {

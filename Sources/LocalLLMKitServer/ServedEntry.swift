@@ -55,8 +55,8 @@ final class ServedEntry: Sendable {
         // seconds: once for all the requests that arrive meanwhile, off Swift's shared pool.
         let task = reading.withLock { reading in
             if let pending = reading, pending.model === model { return pending.task }
-            let id = id
-            let task = Task { try await BlockingWorkPool.shared.run { try ServedModel(id: id, model: model) } }
+            let (id, chatTemplate) = (id, source.chatTemplate)
+            let task = Task { try await BlockingWorkPool.shared.run { try ServedModel(id: id, model: model, chatTemplate: chatTemplate) } }
             reading = (task, model)
             return task
         }

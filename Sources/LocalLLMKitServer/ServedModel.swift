@@ -9,10 +9,10 @@ struct ServedModel: Sendable {
     let template: ChatTemplate
     let vocabularySize: Int
 
-    init(id: String, model: LocalModel) throws {
+    init(id: String, model: LocalModel, chatTemplate: String? = nil) throws {
         self.id = id
         self.model = model
-        template = try ChatTemplate(model: model)
+        template = try ChatTemplate(model: model, override: chatTemplate)
         vocabularySize = model.vocabularySize
     }
 }

@@ -2,51 +2,69 @@ import Foundation
 import LocalLLMKit
 
 extension ModelServer {
-    /// `POST /v1/completions`: a raw continuation of `prompt`, whole or streamed.
+    /// `POST /v1/completions`: `n` raw continuations of `prompt` (choices, as parallel
+    /// sequences; see ``ChoiceStreams``), whole or streamed.
     func textCompletion(_ exchange: HTTPExchange) async -> Int {
         let cors = corsHeaders(for: exchange)
         let served: ServedModel
         let prompt: String
         let parameters: GenerationParameters
+        let format: OutputFormat
         do {
             let body = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(named: body.requiredString("model"))
+            let entry = try servedModel(requestedBy: body)
             try entry.checkGenerates()
             served = try await entry.resolve()
             prompt = try Self.prompt(body)
             parameters = try GenerationParameters(body, vocabularySize: served.vocabularySize)
+            format = try body.grammar().map(OutputFormat.grammar) ?? .text
             if body["suffix"] != nil { throw APIError.invalid("'suffix' is not supported by this server.", param: "suffix") }
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }
-        let stream = served.model.streamCompletion(prompt, options: parameters.options, reusesCache: parameters.reusesPromptCache)
+        let stream = ChoiceStreams.merge(count: parameters.choices) { index in
+            Self.completionEvents(served.model.streamCompletion(prompt, format: format,
+                                                                options: ChoiceStreams.options(parameters.options, choice: index),
+                                                                reusesCache: parameters.reusesPromptCache))
+        }
         let id = CompletionJSON.id(prefix: "cmpl-")
         let created = Int(Date().timeIntervalSince1970)
         guard parameters.stream else {
             do {
-                let response = try await stream.result
-                metrics.recordTokens(response.statistics)
-                if Task.isCancelled { return 499 }
-                return succeed(exchange, CompletionJSON.textCompletion(
-                    id: id, model: served.id, created: created, text: response.text,
-                    finishReason: CompletionJSON.finishReason(response.stopReason), usage: response.statistics))
+                let answers = try await ChoiceStreams.responses(stream, count: parameters.choices) {
+                    if case .done(let response) = $0 { response } else { nil }
+                }
+                answers.forEach { metrics.recordTokens($0.statistics) }
+                if Task.isCancelled || answers.count < parameters.choices { return 499 }
+                let choices = answers.enumerated().map { index, response in
+                    CompletionJSON.textChoice(index: index, text: response.text, finishReason: CompletionJSON.finishReason(response.stopReason),
+                                              logProbabilities: response.logProbabilities)
+                }
+                return succeed(exchange, CompletionJSON.textCompletion(id: id, model: served.id, created: created, choices: choices,
+                                                                       usage: CompletionJSON.combined(answers.map(\.statistics))))
             } catch {
                 return fail(exchange, APIError(error), cors: cors)
             }
         }
         var events = EventStream(exchange: exchange, headers: cors)
+        var finished: [GenerationStatistics] = []
         do {
-            for try await text in stream {
-                events.send(CompletionJSON.textCompletion(id: id, model: served.id, created: created, text: text,
-                                                          finishReason: nil, usage: nil))
+            for try await (index, event) in stream {
+                let choice: OrderedJSON
+                switch event {
+                case .text(let text):
+                    choice = CompletionJSON.textChoice(index: index, text: text, finishReason: nil)
+                case .done(let response):
+                    metrics.recordTokens(response.statistics)
+                    finished.append(response.statistics)
+                    choice = CompletionJSON.textChoice(index: index, text: "", finishReason: CompletionJSON.finishReason(response.stopReason),
+                                                       logProbabilities: response.logProbabilities)
+                }
+                events.send(CompletionJSON.textCompletion(id: id, model: served.id, created: created, choices: [choice], usage: nil))
             }
-            let response = try await stream.result
-            metrics.recordTokens(response.statistics)
-            events.send(CompletionJSON.textCompletion(id: id, model: served.id, created: created, text: "",
-                                                      finishReason: CompletionJSON.finishReason(response.stopReason), usage: nil))
-            if parameters.includeUsage {
+            if parameters.includeUsage, !finished.isEmpty {
                 events.send(CompletionJSON.usageChunk(id: id, object: "text_completion", model: served.id, created: created,
-                                                      statistics: response.statistics))
+                                                      statistics: CompletionJSON.combined(finished)))
             }
         } catch {
             let failure = APIError(error)
@@ -56,6 +74,28 @@ extension ModelServer {
         }
         events.finish()
         return Task.isCancelled ? 499 : 200
+    }
+
+    /// What one choice of a text completion streams: its text, then its response.
+    enum CompletionEvent: Sendable {
+        case text(String)
+        case done(ModelResponse<String>)
+    }
+
+    /// `stream`'s chunks, then its response, as one sequence; ending it cancels the completion.
+    static func completionEvents(_ stream: CompletionStream) -> AsyncThrowingStream<CompletionEvent, any Swift.Error> {
+        let (events, continuation) = AsyncThrowingStream<CompletionEvent, any Swift.Error>.makeStream()
+        let task = Task {
+            do {
+                for try await text in stream { continuation.yield(.text(text)) }
+                continuation.yield(.done(try await stream.result))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return events
     }
 
     /// `prompt`: a string, or an array holding one string.

@@ -38,6 +38,8 @@ struct ChatPrinter {
                     Console.answer(String(text.dropFirst(printed.count)))
                     printed = text
                 }
+            case .toolCallDelta:
+                break                        // printed whole, when it starts
             case .toolCallStarted(let call):
                 Console.message("[\(call.id)] \(call.name)(\(call.arguments))")
             case .toolCallFinished(let call):

@@ -11,7 +11,9 @@ enum ServeCommand {
         help: """
         Serve models over OpenAI's HTTP API: POST /v1/chat/completions (streaming, tools,
         response_format), POST /v1/completions, POST /v1/embeddings, GET /v1/models, GET /v1/ps,
-        POST /v1/models/unload (llmkit stop), GET /health, GET /metrics. An embedding model (all-MiniLM-L6-v2) serves /v1/embeddings only.
+        POST /v1/models/unload (llmkit stop), GET /health, GET /metrics, and llama-server's POST
+        /tokenize, /detokenize and /apply-template. An embedding model (all-MiniLM-L6-v2) serves
+        /v1/embeddings only. A server of one model answers whatever model name a client sends.
         Any OpenAI client works with base URL http://HOST:PORT/v1. Requests run together on
         each model's sequences; past them they queue, and past the queue they get 429.
 
@@ -47,6 +49,9 @@ enum ServeCommand {
           --allowed-host NAME  also answer requests whose Host header is NAME (repeatable); by default only
                                localhost and IP addresses, which keeps web pages out by DNS rebinding
           --cors ORIGIN        let browsers on ORIGIN call the server (* for any); no CORS by default
+          --alias NAME         the name the one --model is listed and answers under (as NAME=M does)
+          --chat-template T    a chat template for every --model: a Jinja file, an installed name, or
+                               a llama.cpp built-in (chatml, …); --chat-template list shows them
           --mmproj FILE        the projector (an mmproj GGUF) of the one --model; by default each model
                                takes the mmproj*.gguf beside it, if any; --no-mmproj: none
           --allow-image-urls   fetch the http(s) image URLs of chat requests (public addresses only, as
@@ -65,7 +70,8 @@ enum ServeCommand {
         and exits 0.
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
-                       "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split", "--mmproj"]),
+                       "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split", "--mmproj",
+                       "--alias", "--chat-template"]),
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
                                                           "--insecure-no-auth", "--no-mmproj", "--allow-image-urls",
                                                           "--allow-local-network"]),
@@ -113,15 +119,23 @@ enum ServeCommand {
         let residency = LoadedModels(policy: .init(keepAlive: keepAlive))
         var models: [String: ModelServer.Source] = [:]
         let names = arguments.allValues("--model")
+        let alias = arguments.value("--alias")
+        if alias != nil && names.count > 1 {
+            throw UsageError(message: "--alias names the one --model; with several, name each with NAME=MODEL")
+        }
+        if let alias, alias.isEmpty { throw UsageError(message: "--alias is empty") }
+        let chatTemplate = try arguments.value("--chat-template").map(GenerationFlags.templateSource)
         for name in names.isEmpty ? [nil] : names.map(Optional.some) {
-            let (id, url) = try await locate(name)
+            var (id, url) = try await locate(name)
+            if let alias { id = alias }
             guard models[id] == nil else { throw UsageError(message: "two models are named '\(id)'; name them with NAME=MODEL") }
             var modelConfiguration = configuration
             // An embedding model generates nothing to speculate on.
             if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.speculation = speculation }
-            models[id] = ModelServer.Source(url: url, configuration: modelConfiguration)
-            // Loaded now, so that a model that cannot load stops the server before it listens.
-            _ = try await residency.model(at: url, configuration: modelConfiguration)
+            models[id] = ModelServer.Source(url: url, configuration: modelConfiguration, chatTemplate: chatTemplate)
+            // Loaded now, so that a model (or a chat template) that cannot load stops the server before it listens.
+            let loaded = try await residency.model(at: url, configuration: modelConfiguration)
+            if let chatTemplate, loaded.file.generationProblem == nil { _ = try ChatTemplate(model: loaded, override: chatTemplate) }
         }
         let running = try await ModelServer(sources: models, residency: residency, configuration: server)
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()

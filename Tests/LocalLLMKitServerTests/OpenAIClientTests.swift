@@ -20,7 +20,7 @@ import Testing
         #expect((summary["failed"] as? [Any])?.isEmpty == true, "\(summary)")
         // Every check but the 429 burst (its own test) ran and passed.
         for check in ["chat", "chat_stream", "tools", "tools_stream", "json_schema", "json_object", "models", "completions",
-                      "seed", "stop", "max_tokens", "auth", "unknown_model", "bad_params", "http_errors", "oversize"] {
+                      "seed", "stop", "max_tokens", "logprobs", "choices", "auth", "unknown_model", "bad_params", "http_errors", "oversize"] {
             #expect(passed.contains(check), "\(check) did not pass: \(summary)")
         }
     }

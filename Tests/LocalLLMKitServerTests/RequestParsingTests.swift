@@ -32,7 +32,8 @@ struct RequestParsingTests {
     @Test func parametersOutOfRangeNameThemselves() {
         let cases: [(String, String)] = [
             (#","temperature":-3"#, "temperature"), (#","temperature":"hot""#, "temperature"), (#","top_p":1.5"#, "top_p"),
-            (#","n":2"#, "n"), (#","max_tokens":0"#, "max_tokens"), (#","logprobs":true"#, "logprobs"),
+            (#","n":17"#, "n"), (#","max_tokens":0"#, "max_tokens"), (#","logprobs":"yes""#, "logprobs"),
+            (#","top_logprobs":3"#, "top_logprobs"), (#","logprobs":true,"top_logprobs":21"#, "top_logprobs"),
             (#","presence_penalty":3"#, "presence_penalty"), (#","logit_bias":{"99999":5}"#, "logit_bias"),
             (#","logit_bias":{"5":500}"#, "logit_bias"), (#","stop":[1]"#, "stop"), (#","tool_choice":"sometimes""#, "tool_choice"),
             (#","response_format":{"type":"yaml"}"#, "response_format"), (#","tools":[{"type":"search"}]"#, "tools[0]"),
@@ -105,6 +106,45 @@ struct RequestParsingTests {
             #expect(!request.thinking.isEnabled)
         }
         #expect(try !chat("").thinking.isEnabled)
+    }
+
+    @Test func aThinkingBudgetIsReadUnderEitherOfLlamaServersNames() throws {
+        for name in ["thinking_budget_tokens", "reasoning_budget_tokens"] {
+            let request = try ChatCompletionRequest(
+                body(#"{"model":"m","messages":[{"role":"user","content":"hi"}],"\#(name)":64,"reasoning_budget_message":"Now answer."}"#),
+                vocabularySize: 10, templateThinks: true)
+            #expect(request.thinking.budget == 64 && request.thinking.budgetMessage == "Now answer.", "\(name)")
+        }
+        let unlimited = try ChatCompletionRequest(body(#"{"model":"m","messages":[{"role":"user","content":"hi"}],"thinking_budget_tokens":-1}"#),
+                                                  vocabularySize: 10, templateThinks: true)
+        #expect(unlimited.thinking.isEnabled && unlimited.thinking.budget == nil)
+    }
+
+    @Test func llamaServersSamplingFieldsAreReadAndCheckedByTheirWireNames() throws {
+        let request = try ChatCompletionRequest(body(#"""
+            {"model":"m","messages":[{"role":"user","content":"hi"}],"top_k":5,"min_p":0.1,"typical_p":0.5,"repeat_penalty":1.2,
+             "repeat_last_n":32,"dry_multiplier":0.8,"dry_sequence_breakers":["\n"],"xtc_probability":0.5,"mirostat":2,
+             "mirostat_tau":3,"grammar":"root ::= \"x\""}
+            """#), vocabularySize: 10, templateThinks: false)
+        let sampling = request.parameters.options.sampling
+        #expect(sampling.topK == 5 && sampling.minP == 0.1 && sampling.typicalP == 0.5 && sampling.repetitionPenalty == 1.2)
+        #expect(sampling.penaltyWindow == 32)
+        #expect(sampling.repetitionGuard == .init(multiplier: 0.8, sequenceBreakers: ["\n"]))
+        #expect(sampling.topChoiceExclusion == .init(probability: 0.5))
+        #expect(sampling.mirostat == .init(version: .v2, tau: 3))
+        #expect(request.format == .grammar(#"root ::= "x""#))
+        for (field, bad) in [("typical_p", "0"), ("mirostat", "3"), ("dry_base", "0.5"), ("dry_sequence_breakers", #"[""]"#),
+                             ("xtc_threshold", "2"), ("mirostat_eta", "0"), ("top_k", "-1")] {
+            let prefix = field == "mirostat_eta" ? #","mirostat":1"# : ""
+            #expect {
+                _ = try ChatCompletionRequest(body(#"{"model":"m","messages":[{"role":"user","content":"hi"}]\#(prefix),"\#(field)":\#(bad)}"#),
+                                              vocabularySize: 10, templateThinks: false)
+            } throws: { error in
+                (error as? APIError)?.param == field && (error as? APIError)?.status == 400
+            }
+        }
+        let both = #"{"model":"m","messages":[{"role":"user","content":"hi"}],"grammar":"root ::= \"x\"","response_format":{"type":"json_object"}}"#
+        #expect(throws: APIError.self) { try ChatCompletionRequest(body(both), vocabularySize: 10, templateThinks: false) }
     }
 
     @Test func theAPIKeyMustMatchExactly() {

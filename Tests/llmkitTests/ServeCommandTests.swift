@@ -98,6 +98,26 @@ import Testing
         #expect(nobody.status == 1 && nobody.stderr.contains("no server answers"), "\(nobody.stderr)")
     }
 
+    @Test("serve --alias names the one model, --chat-template replaces its template; a bad template stops it before it listens")
+    func aliasAndChatTemplate() throws {
+        let path = try ReferenceModel.chatURL().path
+        let (process, reader, base) = try start(["--model", path, "--alias", "assistant", "--chat-template", "gemma"])
+        let curl = URL(filePath: "/usr/bin/curl")
+        let models = try CommandRunner.run(curl, ["-sS", base.appending(path: "models").absoluteString])
+        #expect(models.stdout.contains(#""id":"assistant""#), "\(models.stdout)")
+        let applied = try CommandRunner.run(curl, ["-sS", "-H", "Content-Type: application/json", "-d",
+                                                   #"{"messages":[{"role":"user","content":"Hi"}]}"#,
+                                                   base.deletingLastPathComponent().appending(path: "apply-template").absoluteString])
+        #expect(applied.stdout.contains("<start_of_turn>user"), "\(applied.stdout)")
+        kill(process.processIdentifier, SIGTERM)
+        _ = CommandRunner.finish(process, reader, deadline: ContinuousClock.now + .seconds(60))
+        let twoModels = try CommandRunner.llmkit(["serve", "--model", "a=\(path)", "--model", "b=\(path)", "--alias", "x"])
+        #expect(twoModels.status == 2 && twoModels.stderr.contains("--alias names the one --model"), "\(twoModels.stderr)")
+        let badTemplate = try CommandRunner.llmkit(["serve", "--model", path, "--chat-template", "no-such-template", "--port", "0"])
+        #expect(badTemplate.status != 0 && badTemplate.stderr.contains("no-such-template"), "\(badTemplate.stderr)")
+        #expect(!badTemplate.stderr.contains("listening on"), "\(badTemplate.stderr)")
+    }
+
     @Test func badSettingsAreUsageErrors() throws {
         let keyFile = FileManager.default.temporaryDirectory.appending(path: "llmkit-key-\(UUID().uuidString)")
         try "k".write(to: keyFile, atomically: true, encoding: .utf8)

@@ -64,6 +64,17 @@ typedef struct llmkit_sampling_params {
     float    penalty_repeat;    // 1.0: disabled
     float    penalty_frequency; // 0.0: disabled
     float    penalty_presence;  // 0.0: disabled
+    float    xtc_probability;   // 0.0: disabled (exclude top choices)
+    float    xtc_threshold;     // above 0.5: disabled
+    float    dry_multiplier;    // 0.0: disabled (DRY: "don't repeat yourself")
+    float    dry_base;
+    int32_t  dry_allowed_length;
+    int32_t  dry_penalty_last_n;              // -1: whole context, 0: disabled
+    const char * const * dry_sequence_breakers; // NULL: llama.cpp's ("\n", ":", "\"", "*")
+    int32_t  dry_sequence_breaker_count;
+    int32_t  mirostat;          // 0: off, 1: Mirostat, 2: Mirostat 2.0 (replaces top-k … min-p)
+    float    mirostat_tau;      // target entropy
+    float    mirostat_eta;      // learning rate
     const int32_t * logit_bias_tokens;  // token ids whose logits are shifted…
     const float *   logit_bias_values;  // …by these amounts (-INFINITY bans a token)
     int32_t         logit_bias_count;
@@ -95,8 +106,8 @@ typedef struct llmkit_sampling_params {
 /// llama.cpp's own defaults for `common_params_sampling`.
 llmkit_sampling_params llmkit_sampling_defaults(void);
 
-/// A sampler chain built by llama.cpp's `common_sampler` (penalties, top-k,
-/// typical-p, top-p, min-p, temperature, distribution, optional grammar).
+/// A sampler chain built by llama.cpp's `common_sampler` (penalties, DRY, top-k, typical-p,
+/// top-p, min-p, XTC, temperature, distribution or Mirostat, optional grammar).
 typedef struct llmkit_sampler llmkit_sampler;
 
 /// Creates a sampler, or returns NULL and sets `*error`.

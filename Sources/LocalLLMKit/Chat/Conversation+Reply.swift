@@ -58,11 +58,27 @@ extension Conversation {
         let calls = choice == .none ? [] : outcome.calls
         var stopReason = outcome.stopReason
         if flag.isRaised { stopReason = .cancelled } else if !calls.isEmpty { stopReason = .toolCalls }
-        let response = ModelResponse(content: outcome.content, text: outcome.content, thinking: outcome.thinking,
+        var response = ModelResponse(content: outcome.content, text: outcome.content, thinking: outcome.thinking,
                                      rawText: outcome.rawText, stopReason: stopReason, stopSequence: outcome.stopSequence,
                                      seed: outcome.seed, statistics: outcome.statistics, toolInvocations: calls,
                                      droppedTurns: outcome.droppedTurns)
+        response.logProbabilities = outcome.logProbabilities
         emit(.done(response))
         return response
+    }
+}
+
+extension Conversation {
+    /// The prompt text that ``streamReply(to:format:options:thinking:toolChoice:)`` would
+    /// evaluate for `messages` (after the conversation's instructions, with its tools), as
+    /// llama-server's `/apply-template` shows it. Older turns are dropped as a reply would drop them.
+    package func replyPrompt(for messages: [ChatMessage], thinking: Thinking = .disabled,
+                             toolChoice: Conversation.ToolChoice = .auto) async throws -> String {
+        let request = TurnRequest(options: .init(), format: .text, thinking: thinking,
+                                  toolPolicy: ToolPolicy(choice: toolChoice, maximumRounds: 1))
+        try request.validate()
+        let plan = try await planTurn(messages, after: instructions.map { [.system($0)] } ?? [], request: request,
+                                      toolChoice: Self.toolChoice(for: request, round: 0))
+        return plan.rendered.text
     }
 }

@@ -8,6 +8,9 @@ extension Conversation {
         /// A later parse changed text already streamed: these are the whole answer and
         /// thinking so far, replacing everything streamed before.
         case snapshot(text: String, thinking: String)
+        /// The model is writing a tool call: a piece of its arguments, as the output parser reads
+        /// them (only from templates whose parser reads calls before they end).
+        case toolCallDelta(ToolCallDelta)
         /// The model called a tool; it is about to run.
         case toolCallStarted(ToolInvocation)
         /// A tool finished; its output (or error) is in the invocation and goes back to the model.

@@ -66,7 +66,8 @@ extension Conversation {
         }
         return RoundResult(content: final.content, thinking: final.reasoningContent, rawText: raw, calls: calls,
                            stopReason: result.stopReason, stopSequence: result.stopSequence, seed: result.seed,
-                           statistics: statistics, history: plan.history, droppedTurns: plan.droppedTurns)
+                           statistics: statistics, history: plan.history, droppedTurns: plan.droppedTurns,
+                           logProbabilities: result.logProbabilities)
     }
 }
 

@@ -6,11 +6,27 @@ struct ReplyTracker {
     /// The events that take the stream from the previous parse to `next`.
     mutating func update(to next: ParsedReply) -> [Conversation.Event] {
         defer { reply = next }
+        let calls = callDeltas(to: next.toolCalls)
         guard let thinking = Self.delta(from: reply.reasoningContent, to: next.reasoningContent),
               let text = Self.delta(from: reply.content, to: next.content) else {
-            return [.snapshot(text: next.content, thinking: next.reasoningContent)]
+            return [.snapshot(text: next.content, thinking: next.reasoningContent)] + calls
         }
-        return (thinking.isEmpty ? [] : [.thinking(thinking)]) + (text.isEmpty ? [] : [.text(text)])
+        return (thinking.isEmpty ? [] : [.thinking(thinking)]) + (text.isEmpty ? [] : [.text(text)]) + calls
+    }
+
+    /// What the calls gained since the last parse: a call's first piece once its name is known,
+    /// then what extends its arguments (a parse that rewrites them adds nothing; the complete
+    /// call comes at the end anyway).
+    private func callDeltas(to calls: [ChatMessage.ToolCall]) -> [Conversation.Event] {
+        calls.enumerated().compactMap { index, call -> Conversation.Event? in
+            guard !call.name.isEmpty else { return nil }
+            let id = (call.id ?? "").isEmpty ? nil : call.id
+            guard index < reply.toolCalls.count, !reply.toolCalls[index].name.isEmpty else {
+                return .toolCallDelta(.init(index: index, name: call.name, modelCallID: id, arguments: call.arguments, isFirst: true))
+            }
+            guard let added = Self.delta(from: reply.toolCalls[index].arguments, to: call.arguments), !added.isEmpty else { return nil }
+            return .toolCallDelta(.init(index: index, name: call.name, modelCallID: id, arguments: added, isFirst: false))
+        }
     }
 
     /// Extends the answer (or the thinking) by `chunk` without a parse: the event that

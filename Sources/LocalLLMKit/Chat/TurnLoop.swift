@@ -13,6 +13,8 @@ struct RoundResult {
     /// The history the round was generated from (a local round may have dropped old turns).
     var history: [ChatMessage]
     var droppedTurns = 0
+    /// Each generated token's log-probability, when the options asked for them.
+    var logProbabilities: [TokenLogProbability] = []
 }
 
 /// The tool loop of one conversation turn, shared by local and remote conversations: a round,
@@ -36,17 +38,20 @@ struct TurnLoop {
              commit: (_ history: [ChatMessage], _ turn: [ChatMessage]) -> Void) async throws -> ModelResponse<String> {
         var pending = [prompt]
         var invocations: [ToolInvocation] = []
+        var logProbabilities: [TokenLogProbability] = []
         var totals = GenerationStatistics()
         var round = 0
         while true {
             let choice = Conversation.toolChoice(for: request, round: round)
             let outcome = try await generate(pending, choice, round + 1)
             totals.accumulate(outcome.statistics, first: round == 0)
+            logProbabilities += outcome.logProbabilities
             let calls = choice == .none ? [] : outcome.calls
             var response = ModelResponse(content: outcome.content, text: outcome.content, thinking: outcome.thinking,
                                          rawText: outcome.rawText, stopReason: outcome.stopReason,
                                          stopSequence: outcome.stopSequence, seed: outcome.seed, statistics: totals,
                                          toolInvocations: invocations, droppedTurns: outcome.droppedTurns)
+            response.logProbabilities = logProbabilities
             if outcome.stopReason == .cancelled || flag.isRaised {
                 response.stopReason = .cancelled
                 emit(.done(response))

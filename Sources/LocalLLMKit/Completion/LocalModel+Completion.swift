@@ -18,9 +18,9 @@ extension LocalModel {
     /// Streams a continuation of `prompt` that evaluates the whole prompt again when
     /// `reusesCache` is false (llama-server's `cache_prompt`), so that a seed reproduces a text
     /// whatever the cache held.
-    package nonisolated func streamCompletion(_ prompt: String, options: CompletionOptions,
+    package nonisolated func streamCompletion(_ prompt: String, format: OutputFormat = .text, options: CompletionOptions,
                                               reusesCache: Bool) -> CompletionStream {
-        makeStream(.text(prompt), format: .text, options: options, reusesCache: reusesCache)
+        makeStream(.text(prompt), format: format, options: options, reusesCache: reusesCache)
     }
 
     /// Streams a continuation of a prompt given as token ids.

@@ -17,8 +17,7 @@ struct RemoteChatRequest {
     var thinking: Conversation.Thinking?
 
     /// The request body.
-    /// - Throws: ``RemoteModel/Error/unsupportedFormat(reason:)`` for a grammar,
-    ///   ``OutputFormat/Error/invalidSchema(property:reason:)`` for a schema that cannot be read,
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` for a schema that cannot be read,
     ///   ``LocalModel/Error/invalidOption(name:reason:)`` for an option no server has.
     func body() throws -> Data {
         var fields: [(String, OrderedJSON)] = [
@@ -32,7 +31,9 @@ struct RemoteChatRequest {
             fields.append(("tools", .array(tools)))
             if let toolChoice { fields.append(("tool_choice", .string(toolChoice))) }
         }
-        if let responseFormat = try Self.responseFormat(format) {
+        if case .grammar(let grammar) = format {
+            fields.append(("grammar", .string(grammar)))     // llama-server's own field
+        } else if let responseFormat = try Self.responseFormat(format) {
             fields.append(("response_format", responseFormat))
         }
         if let thinking {
@@ -45,28 +46,22 @@ struct RemoteChatRequest {
         return Data(OrderedJSON.object(fields).serialized().utf8)
     }
 
-    /// Length, stops, seed and sampling.
+    /// Length, seed and sampling (every field of ``SamplingWireField/all`` that is set), stops
+    /// and the logit bias.
     private func samplingFields() throws -> [(String, OrderedJSON)] {
         if options.stopsAtBalancedJSON {
             throw LocalModel.Error.invalidOption(name: "stopsAtBalancedJSON",
                                                  reason: "a server cannot stop at balanced JSON; ask for a JSON Schema format instead")
         }
-        let sampling = options.sampling
-        var fields: [(String, OrderedJSON)] = []
-        func add(_ name: String, _ value: Double?) {
-            if let value { fields.append((name, .number(value))) }
+        if options.logProbabilityAlternatives != nil {
+            throw LocalModel.Error.invalidOption(name: "logProbabilityAlternatives",
+                                                 reason: "a remote conversation does not report log-probabilities; use a local model")
         }
-        if let maximum = options.maximumResponseTokens { fields.append(("max_tokens", .integer(maximum))) }
+        var options = options
+        options.sampling.seed = seed
+        var fields = SamplingWireField.all.compactMap { field in field.value(options).map { (field.name, $0) } }
         if !options.stopSequences.isEmpty { fields.append(("stop", .array(options.stopSequences.map(OrderedJSON.string)))) }
-        fields.append(("seed", .integer(Int(seed))))
-        add("temperature", sampling.temperature)
-        add("top_p", sampling.topP)
-        add("presence_penalty", sampling.presencePenalty)
-        add("frequency_penalty", sampling.frequencyPenalty)
-        if let topK = sampling.topK { fields.append(("top_k", .integer(topK))) }
-        add("min_p", sampling.minP)
-        add("repeat_penalty", sampling.repetitionPenalty)
-        if let window = sampling.penaltyWindow { fields.append(("repeat_last_n", .integer(window))) }
+        let sampling = options.sampling
         if !sampling.logitBias.isEmpty {
             // OpenAI's range is [-100, 100], where -100 bans the token.
             let biases = sampling.logitBias.sorted { $0.key < $1.key }
@@ -84,21 +79,19 @@ struct RemoteChatRequest {
         return try OrderedJSONParser.parse(String(decoding: JSONEncoder().encode(message), as: UTF8.self))
     }
 
-    /// `response_format` for a JSON Schema format; nil for free text.
-    /// - Throws: ``RemoteModel/Error/unsupportedFormat(reason:)`` for a grammar.
+    /// `response_format` for a JSON Schema format; nil for free text and for a grammar (sent as
+    /// llama-server's `grammar` field instead).
+    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` for a schema that cannot be read.
     static func responseFormat(_ format: OutputFormat) throws -> OrderedJSON? {
         let name: String
         let schema: OrderedJSON
         switch format {
-        case .text:
+        case .text, .grammar:
             return nil
         case .schema(let outputSchema):
             (name, schema) = (outputSchema.name, try outputSchema.jsonSchemaValue())
         case .jsonSchema(let document):
             (name, schema) = ("schema", try JSONSchemaChecker.parse(document))
-        case .grammar:
-            throw RemoteModel.Error.unsupportedFormat(reason: "a GBNF grammar is llama.cpp's own; OpenAI-compatible servers "
-                                                      + "take a JSON Schema (OutputFormat.schema or .jsonSchema)")
         }
         // OpenAI wants a name of at most 64 letters, digits, `_` and `-`.
         let safeName = String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") ? $0 : "_" }.prefix(64))

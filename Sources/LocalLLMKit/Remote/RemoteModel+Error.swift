@@ -37,8 +37,6 @@ extension RemoteModel {
         case invalidResponse(reason: String)
         /// The server reported an error in the middle of a streamed answer.
         case serverError(type: String?, message: String)
-        /// The output format cannot be sent to a server (a GBNF grammar: only JSON Schemas can).
-        case unsupportedFormat(reason: String)
     }
 }
 
@@ -62,8 +60,6 @@ extension RemoteModel.Error: LocalizedError {
             return "the server's answer is not valid: \(reason)"
         case .serverError(let type, let message):
             return "the server failed while answering\(type.map { " (\($0))" } ?? ""): \(message)"
-        case .unsupportedFormat(let reason):
-            return "this output format cannot be sent to a server: \(reason)"
         }
     }
 }

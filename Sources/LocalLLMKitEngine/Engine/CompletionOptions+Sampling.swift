@@ -13,6 +13,9 @@ extension CompletionOptions {
         public var topP: Double?
         /// Drop tokens less likely than `minP` times the most likely one (0 ≤ p ≤ 1).
         public var minP: Double?
+        /// Locally typical sampling: keep the tokens whose surprise is closest to the expected
+        /// one, up to this probability mass (0 < p ≤ 1; 1 = off).
+        public var typicalP: Double?
         /// Divides the logit of every recently seen token (1 = off).
         public var repetitionPenalty: Double?
         /// Subtracted from the logit of every recently seen token (0 = off).
@@ -21,6 +24,12 @@ extension CompletionOptions {
         public var frequencyPenalty: Double?
         /// How many recent tokens the penalties look at; -1 means the whole context.
         public var penaltyWindow: Int?
+        /// Lowers tokens that would extend a repeated sequence (DRY); nil = off.
+        public var repetitionGuard: RepetitionGuard?
+        /// Sometimes drops the likeliest tokens (XTC); nil = off.
+        public var topChoiceExclusion: TopChoiceExclusion?
+        /// Steers toward a target surprise in place of top-k … min-p; nil = off.
+        public var mirostat: Mirostat?
         /// The random seed. The same seed, options, model and prompt give the same output.
         /// `nil` picks a random seed, reported with the result.
         public var seed: UInt32?
@@ -30,7 +39,9 @@ extension CompletionOptions {
         /// Creates sampling settings; every argument is optional.
         public init(temperature: Double? = nil, topK: Int? = nil, topP: Double? = nil, minP: Double? = nil,
                     repetitionPenalty: Double? = nil, presencePenalty: Double? = nil, frequencyPenalty: Double? = nil,
-                    penaltyWindow: Int? = nil, seed: UInt32? = nil, logitBias: [LocalModel.Token: Double] = [:]) {
+                    penaltyWindow: Int? = nil, seed: UInt32? = nil, logitBias: [LocalModel.Token: Double] = [:],
+                    typicalP: Double? = nil, repetitionGuard: RepetitionGuard? = nil,
+                    topChoiceExclusion: TopChoiceExclusion? = nil, mirostat: Mirostat? = nil) {
             self.temperature = temperature
             self.topK = topK
             self.topP = topP
@@ -41,6 +52,10 @@ extension CompletionOptions {
             self.penaltyWindow = penaltyWindow
             self.seed = seed
             self.logitBias = logitBias
+            self.typicalP = typicalP
+            self.repetitionGuard = repetitionGuard
+            self.topChoiceExclusion = topChoiceExclusion
+            self.mirostat = mirostat
         }
 
         /// Always the most likely token.
@@ -58,6 +73,10 @@ extension CompletionOptions {
             merged.presencePenalty = presencePenalty ?? defaults.presencePenalty
             merged.frequencyPenalty = frequencyPenalty ?? defaults.frequencyPenalty
             merged.penaltyWindow = penaltyWindow ?? defaults.penaltyWindow
+            merged.typicalP = typicalP ?? defaults.typicalP
+            merged.repetitionGuard = repetitionGuard ?? defaults.repetitionGuard
+            merged.topChoiceExclusion = topChoiceExclusion ?? defaults.topChoiceExclusion
+            merged.mirostat = mirostat ?? defaults.mirostat
             return merged
         }
 
@@ -83,6 +102,7 @@ extension CompletionOptions {
             if let presencePenalty, !presencePenalty.isFinite { throw fail("presencePenalty", "\(presencePenalty) is not finite") }
             if let frequencyPenalty, !frequencyPenalty.isFinite { throw fail("frequencyPenalty", "\(frequencyPenalty) is not finite") }
             if let penaltyWindow, penaltyWindow < -1 { throw fail("penaltyWindow", "\(penaltyWindow) is below -1") }
+            try validateExtensions(fail)
             if seed == UInt32.max { throw fail("seed", "\(UInt32.max) is reserved by llama.cpp for “random”; pass nil instead") }
             if let (token, bias) = logitBias.first(where: { $0.value.isNaN || Float($0.value) == .infinity }) {
                 throw fail("logitBias", "the bias \(bias) for token \(token) is not a number, or beyond Float's range (use -infinity to ban it)")

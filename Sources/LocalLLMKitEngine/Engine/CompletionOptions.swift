@@ -20,15 +20,24 @@ public struct CompletionOptions: Sendable, Equatable {
     /// request whose drafts would seldom be accepted (high temperature, free text with prompt
     /// lookup), or to compare both ways on one model. Without speculation it changes nothing.
     public var speculates: Bool
+    /// Reports each generated token's log-probability (``TokenLogProbability``) with this many
+    /// of the likeliest tokens beside it (0 … ``maximumLogProbabilityAlternatives``); nil
+    /// reports none. The probabilities are the model's own, before the sampling settings, as
+    /// llama-server's `logprobs` are.
+    public var logProbabilityAlternatives: Int?
+
+    /// The most alternatives ``logProbabilityAlternatives`` takes (OpenAI's `top_logprobs` limit).
+    public static let maximumLogProbabilityAlternatives = 20
 
     /// Creates options; every argument is optional.
     public init(maximumResponseTokens: Int? = nil, stopSequences: [String] = [], sampling: Sampling = Sampling(),
-                stopsAtBalancedJSON: Bool = false, speculates: Bool = true) {
+                stopsAtBalancedJSON: Bool = false, speculates: Bool = true, logProbabilityAlternatives: Int? = nil) {
         self.maximumResponseTokens = maximumResponseTokens
         self.stopSequences = stopSequences
         self.sampling = sampling
         self.stopsAtBalancedJSON = stopsAtBalancedJSON
         self.speculates = speculates
+        self.logProbabilityAlternatives = logProbabilityAlternatives
     }
 
     /// Greedy decoding: always the most likely token.
@@ -44,6 +53,10 @@ public struct CompletionOptions: Sendable, Equatable {
         }
         if stopSequences.contains(where: \.isEmpty) {
             throw LocalModel.Error.invalidOption(name: "stopSequences", reason: "a stop sequence is empty")
+        }
+        if let alternatives = logProbabilityAlternatives, !(0...Self.maximumLogProbabilityAlternatives).contains(alternatives) {
+            throw LocalModel.Error.invalidOption(name: "logProbabilityAlternatives",
+                                                 reason: "\(alternatives) is not in 0…\(Self.maximumLogProbabilityAlternatives)")
         }
         try sampling.validate()
     }

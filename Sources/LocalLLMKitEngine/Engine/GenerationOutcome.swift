@@ -13,4 +13,6 @@ package struct GenerationOutcome: Sendable, Equatable {
     package var seed: UInt32
     /// Token counts and timings.
     package var statistics: GenerationStatistics
+    /// Each generated token's log-probability, when ``CompletionOptions/logProbabilityAlternatives`` asked for them.
+    package var logProbabilities: [TokenLogProbability] = []
 }

@@ -1,8 +1,8 @@
 import CLlama
 import CLlamaEngineBridge
 
-/// llama.cpp's `common_sampler`, through the C++ bridge: penalties, top-k, top-p,
-/// min-p, temperature and the final draw, in llama.cpp's own order.
+/// llama.cpp's `common_sampler`, through the C++ bridge: penalties, DRY, top-k, typical-p,
+/// top-p, min-p, XTC, temperature and the final draw (or Mirostat), in llama.cpp's own order.
 package final class Sampler {
     private let pointer: OpaquePointer
 
@@ -21,7 +21,27 @@ package final class Sampler {
         if let value = sampling.repetitionPenalty { params.penalty_repeat = Float(value) }
         if let value = sampling.presencePenalty { params.penalty_presence = Float(value) }
         if let value = sampling.frequencyPenalty { params.penalty_frequency = Float(value) }
+        if let value = sampling.typicalP { params.typical_p = Float(value) }
         let storage = CStringStorage()
+        if let exclusion = sampling.topChoiceExclusion {
+            params.xtc_probability = Float(exclusion.probability)
+            params.xtc_threshold = Float(exclusion.threshold)
+        }
+        if let repetition = sampling.repetitionGuard {
+            params.dry_multiplier = Float(repetition.multiplier)
+            params.dry_base = Float(repetition.base)
+            params.dry_allowed_length = Int32(clamping: repetition.allowedLength)
+            params.dry_penalty_last_n = Int32(clamping: repetition.window)
+            // No breakers at all is a choice of its own: a non-NULL list of none (NULL means llama.cpp's).
+            let breakers = repetition.sequenceBreakers
+            params.dry_sequence_breakers = breakers.isEmpty ? storage.strings([""]) : storage.strings(breakers)
+            params.dry_sequence_breaker_count = Int32(repetition.sequenceBreakers.count)
+        }
+        if let mirostat = sampling.mirostat {
+            params.mirostat = Int32(mirostat.version.rawValue)
+            params.mirostat_tau = Float(mirostat.tau)
+            params.mirostat_eta = Float(mirostat.eta)
+        }
         let biasTokens = Array(sampling.logitBias.keys)
         params.logit_bias_tokens = storage.array(biasTokens)
         params.logit_bias_values = storage.array(biasTokens.map { Float(sampling.logitBias[$0]!) })

@@ -42,6 +42,14 @@ extension GGUFFile {
         options.minP = metadata["general.sampling.min_p"]?.doubleValue
         options.repetitionPenalty = metadata["general.sampling.penalty_repeat"]?.doubleValue
         options.penaltyWindow = metadata["general.sampling.penalty_last_n"]?.intValue
+        if let probability = metadata["general.sampling.xtc_probability"]?.doubleValue, probability > 0 {
+            options.topChoiceExclusion = .init(probability: probability,
+                                               threshold: metadata["general.sampling.xtc_threshold"]?.doubleValue ?? 0.1)
+        }
+        if let version = metadata["general.sampling.mirostat"]?.intValue.flatMap(CompletionOptions.Sampling.Mirostat.Version.init) {
+            options.mirostat = .init(version: version, tau: metadata["general.sampling.mirostat_tau"]?.doubleValue ?? 5,
+                                     eta: metadata["general.sampling.mirostat_eta"]?.doubleValue ?? 0.1)
+        }
         return options
     }
 }

@@ -29,6 +29,8 @@ package final class ActiveGeneration {
     private var json: BalancedJSONScanner?
     private var text = ""
     private var tokens: [Int32] = []
+    /// Each generated token's log-probability, when the options ask for them.
+    private var logProbabilities: [TokenLogProbability] = []
     private var statistics = GenerationStatistics()
     private var firstSample: ContinuousClock.Instant?
     private var lastSample: ContinuousClock.Instant?
@@ -138,22 +140,36 @@ package final class ActiveGeneration {
     /// Samples from the logits at `index` of the batch just decoded, and handles the token.
     /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
     package func sample(at index: Int32, in context: InferenceContext) throws {
-        try handle { try sampler.sampleAndAccept(from: context, index: index) }
+        try handle(logits: request.plan.options.logProbabilityAlternatives == nil ? nil : context.logits(at: index),
+                   vocabularySize: tokenizer.vocabularySize) {
+            try sampler.sampleAndAccept(from: context, index: index)
+        }
     }
 
     /// Samples from this sequence's logits of the batch just decoded, and handles the token.
     /// Touches only this request's state: requests can do it on different threads at once.
     /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
     package func sample(logits: UnsafePointer<Float>, vocabularySize: Int) throws {
-        try handle { try sampler.sampleAndAccept(logits: logits, vocabularySize: vocabularySize) }
+        try handle(logits: logits, vocabularySize: vocabularySize) {
+            try sampler.sampleAndAccept(logits: logits, vocabularySize: vocabularySize)
+        }
     }
 
-    private func handle(_ draw: () throws -> Int32) throws {
+    /// Draws a token and handles it; with log-probabilities asked for, measures it from `logits`
+    /// (not an end-of-generation token, which is not part of the output).
+    private func handle(logits: UnsafePointer<Float>?, vocabularySize: Int, _ draw: () throws -> Int32) throws {
         if firstSample == nil {
             statistics.promptDuration = clock.now - promptStart
             statistics.promptTokensPerSecond = statistics.promptDuration.rate(of: statistics.evaluatedPromptTokens)
         }
         let token = try draw()
+        if let alternatives = request.plan.options.logProbabilityAlternatives, let logits,
+           request.plan.ignoresEndOfGeneration || !tokenizer.isEndOfGeneration(token) {
+            logProbabilities.append(try TokenLogProbability.measure(token: token, logits: logits, vocabularySize: vocabularySize,
+                                                                    alternatives: alternatives) {
+                try tokenizer.piece($0, renderSpecial: false)
+            })
+        }
         let now = clock.now
         lastSample = now
         samples += 1
@@ -234,7 +250,7 @@ package final class ActiveGeneration {
         }
         pendingToken = nil
         outcome = GenerationOutcome(text: text, tokens: tokens, stopReason: reason, stopSequence: stopSequence,
-                                    seed: sampler.seed, statistics: statistics)
+                                    seed: sampler.seed, statistics: statistics, logProbabilities: logProbabilities)
     }
 
     private func add(_ chunk: String) {

@@ -106,8 +106,10 @@ struct APIError: Error, Sendable, Equatable {
             self = .invalid(description, param: "prompt")
         case LocalModel.Error.busy(let queued):
             self = .busy(queued: queued, retryAfter: 1)
-        case OutputFormat.Error.invalidSchema, OutputFormat.Error.invalidGrammar:
+        case OutputFormat.Error.invalidSchema:
             self = .invalid(description, param: "response_format")
+        case OutputFormat.Error.invalidGrammar:
+            self = .invalid(description, param: "grammar")
         case Conversation.Error.invalidTool(let name, _):
             self = .invalid(description, param: "tools", code: name.isEmpty ? nil : "invalid_tool")
         case Conversation.Error.invalidToolChoice:

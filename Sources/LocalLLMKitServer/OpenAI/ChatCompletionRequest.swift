@@ -4,7 +4,8 @@ import LocalLLMKit
 /// A `POST /v1/chat/completions` body, checked: the messages, the generation parameters, the
 /// tools and tool choice, the response format and whether to think.
 struct ChatCompletionRequest: Sendable {
-    var model: String
+    /// The model named, if any (a server of one model answers whatever it names).
+    var model: String?
     var messages: [ChatMessage]
     var parameters: GenerationParameters
     var tools: [DynamicTool]
@@ -17,7 +18,7 @@ struct ChatCompletionRequest: Sendable {
     static let maximumTools = 128
 
     init(_ body: RequestBody, vocabularySize: Int, templateThinks: Bool) throws(APIError) {
-        model = try body.requiredString("model")
+        model = try body.string("model")
         messages = try Self.messages(body)
         parameters = try GenerationParameters(body, vocabularySize: vocabularySize)
         tools = try Self.tools(body)
@@ -137,6 +138,12 @@ struct ChatCompletionRequest: Sendable {
     }
 
     private static func format(_ body: RequestBody) throws(APIError) -> OutputFormat {
+        if let grammar = try body.grammar() {
+            guard body["response_format"] == nil else {
+                throw .invalid("'grammar' and 'response_format' cannot be used together.", param: "grammar")
+            }
+            return .grammar(grammar)
+        }
         guard let format = try body.object("response_format") else { return .text }
         switch try format.requiredString("type") {
         case "text": return .text
@@ -156,7 +163,9 @@ struct ChatCompletionRequest: Sendable {
     }
 
     /// Thinking follows the template, as with llama-server, unless the request turns it off:
-    /// `reasoning_effort: "none"` or `chat_template_kwargs: {"enable_thinking": false}`.
+    /// `reasoning_effort: "none"` or `chat_template_kwargs: {"enable_thinking": false}`. Its
+    /// budget is llama-server's `thinking_budget_tokens` (or `reasoning_budget_tokens`; -1: none),
+    /// with `reasoning_budget_message`, as `RemoteModel` sends them.
     private static func thinking(_ body: RequestBody, templateThinks: Bool) throws(APIError) -> Conversation.Thinking {
         var enabled = templateThinks
         if let effort = try body.string("reasoning_effort") {
@@ -168,7 +177,12 @@ struct ChatCompletionRequest: Sendable {
         if let flag = try body.object("chat_template_kwargs")?.bool("enable_thinking") {
             enabled = templateThinks && flag
         }
-        return enabled ? .enabled() : .disabled
+        guard enabled else { return .disabled }
+        let reasoningBudget = try body.integer("reasoning_budget_tokens", in: -1...(1 << 24))
+        let thinkingBudget = try body.integer("thinking_budget_tokens", in: -1...(1 << 24))
+        let budget = reasoningBudget ?? thinkingBudget
+        let message = try body.string("reasoning_budget_message")
+        return .enabled(budget: budget.flatMap { $0 < 0 ? nil : $0 }, budgetMessage: message)
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -42,30 +42,67 @@ enum CompletionJSON {
         })
     }
 
-    /// A whole chat completion.
-    static func chatCompletion(id: String, model: String, created: Int, response: ModelResponse<String>) -> OrderedJSON {
-        var message: [(String, OrderedJSON)] = [("role", .string("assistant"))]
-        message.append(("content", response.toolInvocations.isEmpty || !response.text.isEmpty ? .string(response.text) : .null))
-        if !response.thinking.isEmpty { message.append(("reasoning_content", .string(response.thinking))) }
-        if !response.toolInvocations.isEmpty { message.append(("tool_calls", toolCalls(response.toolInvocations, indexed: false))) }
+    /// One streamed piece of tool call `index`: its id and name in the first piece only.
+    static func toolCallPiece(index: Int, id: String?, name: String?, arguments: String) -> OrderedJSON {
+        var fields: [(String, OrderedJSON)] = [("index", .integer(index))]
+        if let id { fields += [("id", .string(id)), ("type", .string("function"))] }
+        var function: [(String, OrderedJSON)] = []
+        if let name { function.append(("name", .string(name))) }
+        function.append(("arguments", .string(arguments)))
+        return .object(fields + [("function", .object(function))])
+    }
+
+    /// The pieces that complete a streamed answer's calls: each call not streamed, whole, and
+    /// the rest of the arguments of each call that was (nothing where the final arguments do not
+    /// extend what was streamed: a client cannot take a piece back).
+    static func unstreamedToolCalls(_ calls: [ToolInvocation], streamed: [Int: StreamedToolCall]) -> [OrderedJSON] {
+        calls.enumerated().compactMap { index, call in
+            guard let sent = streamed[index] else {
+                return toolCallPiece(index: index, id: call.modelCallID ?? id(prefix: "call_"), name: call.name, arguments: call.arguments)
+            }
+            guard call.arguments.hasPrefix(sent.arguments), call.arguments.count > sent.arguments.count else { return nil }
+            return toolCallPiece(index: index, id: nil, name: nil, arguments: String(call.arguments.dropFirst(sent.arguments.count)))
+        }
+    }
+
+    /// A whole chat completion: one choice for each response, in order.
+    static func chatCompletion(id: String, model: String, created: Int, responses: [ModelResponse<String>]) -> OrderedJSON {
+        let choices = responses.enumerated().map { index, response -> OrderedJSON in
+            var message: [(String, OrderedJSON)] = [("role", .string("assistant"))]
+            message.append(("content", response.toolInvocations.isEmpty || !response.text.isEmpty ? .string(response.text) : .null))
+            if !response.thinking.isEmpty { message.append(("reasoning_content", .string(response.thinking))) }
+            if !response.toolInvocations.isEmpty { message.append(("tool_calls", toolCalls(response.toolInvocations, indexed: false))) }
+            return .object([
+                ("index", .integer(index)), ("message", .object(message)),
+                ("logprobs", response.logProbabilities.isEmpty ? .null : LogProbabilityJSON.chat(response.logProbabilities)),
+                ("finish_reason", .string(finishReason(response.stopReason))),
+            ])
+        }
         return .object([
             ("id", .string(id)), ("object", .string("chat.completion")), ("created", .integer(created)), ("model", .string(model)),
-            ("choices", .array([.object([
-                ("index", .integer(0)), ("message", .object(message)), ("logprobs", .null),
-                ("finish_reason", .string(finishReason(response.stopReason))),
-            ])])),
-            ("usage", usage(response.statistics)),
+            ("choices", .array(choices)), ("usage", usage(combined(responses.map(\.statistics)))),
         ])
     }
 
+    /// The statistics of a request's choices as its `usage` counts them: the prompt once, the
+    /// generated tokens of every choice.
+    static func combined(_ statistics: [GenerationStatistics]) -> GenerationStatistics {
+        guard var total = statistics.first else { return GenerationStatistics() }
+        for other in statistics.dropFirst() {
+            total.generatedTokens += other.generatedTokens
+            total.thinkingTokens += other.thinkingTokens
+        }
+        return total
+    }
+
     /// One chat stream chunk: a delta, or the finish reason.
-    static func chatChunk(id: String, model: String, created: Int, delta: [(String, OrderedJSON)],
-                          finishReason: String? = nil) -> OrderedJSON {
+    static func chatChunk(id: String, model: String, created: Int, index: Int = 0, delta: [(String, OrderedJSON)],
+                          finishReason: String? = nil, logProbabilities: OrderedJSON = .null) -> OrderedJSON {
         .object([
             ("id", .string(id)), ("object", .string("chat.completion.chunk")), ("created", .integer(created)),
             ("model", .string(model)),
             ("choices", .array([.object([
-                ("index", .integer(0)), ("delta", .object(delta)), ("logprobs", .null),
+                ("index", .integer(index)), ("delta", .object(delta)), ("logprobs", logProbabilities),
                 ("finish_reason", finishReason.map(OrderedJSON.string) ?? .null),
             ])])),
         ])
@@ -77,17 +114,30 @@ enum CompletionJSON {
                  ("choices", .array([])), ("usage", usage(statistics))])
     }
 
-    /// A text completion, whole (`finishReason` set) or one stream chunk.
-    static func textCompletion(id: String, model: String, created: Int, text: String, finishReason: String?,
+    /// A text completion, whole or one stream chunk, with its choices.
+    static func textCompletion(id: String, model: String, created: Int, choices: [OrderedJSON],
                                usage statistics: GenerationStatistics?) -> OrderedJSON {
         var fields: [(String, OrderedJSON)] = [
             ("id", .string(id)), ("object", .string("text_completion")), ("created", .integer(created)), ("model", .string(model)),
-            ("choices", .array([.object([
-                ("text", .string(text)), ("index", .integer(0)), ("logprobs", .null),
-                ("finish_reason", finishReason.map(OrderedJSON.string) ?? .null),
-            ])])),
+            ("choices", .array(choices)),
         ]
         if let statistics { fields.append(("usage", usage(statistics))) }
         return .object(fields)
     }
+
+    /// One choice of a text completion: its text (a chunk of it when streamed) and, at its end,
+    /// its finish reason and log-probabilities.
+    static func textChoice(index: Int, text: String, finishReason: String?, logProbabilities: [TokenLogProbability] = []) -> OrderedJSON {
+        .object([
+            ("text", .string(text)), ("index", .integer(index)),
+            ("logprobs", logProbabilities.isEmpty ? .null : LogProbabilityJSON.completion(logProbabilities)),
+            ("finish_reason", finishReason.map(OrderedJSON.string) ?? .null),
+        ])
+    }
+}
+
+/// A tool call whose pieces a stream has sent: its id, and its arguments so far.
+struct StreamedToolCall {
+    let id: String
+    var arguments = ""
 }

@@ -1,8 +1,10 @@
 import LocalLLMKit
 
 /// The generation parameters shared by chat and text completions, checked the way OpenAI checks
-/// them, as the library's ``CompletionOptions``. Parameters this server cannot honour (`n` > 1,
-/// `logprobs`, `best_of` > 1) are refused with a 400 that names them, not silently ignored.
+/// them, as the library's ``CompletionOptions``: every field of ``SamplingWireField/all`` (the
+/// table `RemoteModel` writes from), then `max_completion_tokens`, `logit_bias` and `stop`.
+/// Parameters this server cannot honour (`n` > 1, `best_of` > 1, `echo`) are refused with a 400
+/// that names them, not silently ignored.
 struct GenerationParameters {
     var options: CompletionOptions
     var stream: Bool
@@ -10,21 +12,22 @@ struct GenerationParameters {
     /// llama-server's `cache_prompt` (default true): false evaluates the whole prompt again, so
     /// that the same seed gives the same text whatever the cache held.
     var reusesPromptCache: Bool
+    /// OpenAI's `n`: how many choices to generate (each a sequence of its own).
+    var choices: Int
+
+    /// The most choices one request may ask for.
+    static let maximumChoices = 16
 
     /// The largest `logit_bias` map accepted.
     static let maximumLogitBiasEntries = 1024
 
     init(_ body: RequestBody, vocabularySize: Int) throws(APIError) {
         var options = CompletionOptions()
-        var sampling = CompletionOptions.Sampling()
-        sampling.temperature = try body.number("temperature", in: 0...2)
-        sampling.topP = try body.number("top_p", in: 0...1)
-        sampling.presencePenalty = try body.number("presence_penalty", in: -2...2)
-        sampling.frequencyPenalty = try body.number("frequency_penalty", in: -2...2)
-        if let seed = try body.integer("seed", in: Int(Int64.min)...Int(Int64.max)) {
-            // Any 64-bit seed, folded into the sampler's 32 bits (0xFFFFFFFF means "random" there).
-            let folded = UInt32(truncatingIfNeeded: UInt64(bitPattern: Int64(seed)) ^ (UInt64(bitPattern: Int64(seed)) >> 32))
-            sampling.seed = folded == UInt32.max ? 0 : folded
+        for field in SamplingWireField.all {
+            if let value = try body.value(of: field) { field.apply(&options, value) }
+        }
+        if let maximum = try body.integer("max_completion_tokens", in: 1...(1 << 24)) {
+            options.maximumResponseTokens = maximum
         }
         if let bias = try body.object("logit_bias") {
             guard bias.fields.count <= Self.maximumLogitBiasEntries else {
@@ -34,26 +37,23 @@ struct GenerationParameters {
                 guard let token = Int32(key), token >= 0, Int(token) < vocabularySize else {
                     throw .invalid("'logit_bias' key \(key) is not a token id of this model (0..<\(vocabularySize)).", param: "logit_bias")
                 }
-                sampling.logitBias[token] = try bias.number(key, in: -100...100, label: "logit_bias[\(key)]", param: "logit_bias") ?? 0
+                options.sampling.logitBias[token] = try bias.number(key, in: -100...100, label: "logit_bias[\(key)]", param: "logit_bias") ?? 0
             }
         }
-        options.sampling = sampling
-        options.maximumResponseTokens = try body.integer("max_completion_tokens", in: 1...(1 << 24))
-        if options.maximumResponseTokens == nil {
-            options.maximumResponseTokens = try body.integer("max_tokens", in: 1...(1 << 24))
+        do {
+            try options.sampling.validate()
+        } catch LocalModel.Error.invalidOption(let name, let reason) {
+            let field = SamplingWireField.setting(name)?.name ?? name
+            throw .invalid("'\(field)' cannot be used: \(reason).", param: field)
+        } catch {
+            throw APIError(error)
         }
         options.stopSequences = try body.stopSequences()
-        if let n = try body.integer("n", in: 1...128), n != 1 {
-            throw .invalid("'n' must be 1: this server returns one choice per request.", param: "n")
-        }
+        choices = try body.integer("n", in: 1...Self.maximumChoices) ?? 1
         if let best = try body.integer("best_of", in: 1...128), best != 1 {
             throw .invalid("'best_of' must be 1.", param: "best_of")
         }
-        switch body["logprobs"] {
-        case nil, .bool(false)?, .integer(0)?: break
-        case .bool(true)?, .integer?: throw .invalid("'logprobs' is not supported by this server.", param: "logprobs")
-        default: throw .invalid("'logprobs' must be a boolean (chat) or an integer (completions).", param: "logprobs")
-        }
+        options.logProbabilityAlternatives = try Self.logProbabilities(body)
         if try body.bool("echo") == true {
             throw .invalid("'echo' is not supported by this server.", param: "echo")
         }
@@ -61,5 +61,23 @@ struct GenerationParameters {
         stream = try body.bool("stream") ?? false
         includeUsage = try body.object("stream_options")?.bool("include_usage") ?? false
         reusesPromptCache = try body.bool("cache_prompt") ?? true
+    }
+
+    /// `logprobs`: chat's `true` with `top_logprobs` (0 … 20, default 0), or completions' number
+    /// of alternatives; `top_logprobs` without `logprobs` is a 400, as with llama-server.
+    private static func logProbabilities(_ body: RequestBody) throws(APIError) -> Int? {
+        let limit = CompletionOptions.maximumLogProbabilityAlternatives
+        let top = try body.integer("top_logprobs", in: 0...limit)
+        switch body["logprobs"] {
+        case nil, .bool(false)?:
+            guard top == nil else { throw .invalid("'top_logprobs' requires 'logprobs' to be true.", param: "top_logprobs") }
+            return nil
+        case .bool(true)?:
+            return top ?? 0
+        case .integer?:
+            return try body.integer("logprobs", in: 0...limit)
+        default:
+            throw .invalid("'logprobs' must be a boolean (chat) or an integer (completions).", param: "logprobs")
+        }
     }
 }

@@ -106,6 +106,29 @@ struct RequestBody: Sendable {
         return RequestBody(fields: fields)
     }
 
+    /// The value of `field`, checked against its kind: a `.number`, an `.integer`, or an
+    /// `.array` of non-empty `.string`s; nil when absent or null.
+    func value(of field: SamplingWireField) throws(APIError) -> OrderedJSON? {
+        let name = field.name
+        switch field.kind {
+        case .number(let range): return try number(name, in: range).map(OrderedJSON.number)
+        case .integer(let range): return try integer(name, in: range).map(OrderedJSON.integer)
+        case .strings(let limit):
+            guard let value = self[name] else { return nil }
+            guard case .array(let items) = value, items.allSatisfy({ if case .string(let text) = $0 { !text.isEmpty } else { false } }) else {
+                throw .invalid("'\(name)' must be an array of non-empty strings.", param: name)
+            }
+            guard items.count <= limit else { throw .invalid("'\(name)' holds more than \(limit) strings.", param: name) }
+            return value
+        }
+    }
+
+    /// llama-server's `grammar`: GBNF text with a `root` rule; nil when absent or empty.
+    func grammar() throws(APIError) -> String? {
+        guard let text = try string("grammar"), !text.isEmpty else { return nil }
+        return text
+    }
+
     /// `stop`: a string or up to `limit` strings.
     func stopSequences(limit: Int = 16) throws(APIError) -> [String] {
         switch self["stop"] {

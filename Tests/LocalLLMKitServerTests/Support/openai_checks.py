@@ -218,11 +218,12 @@ def collect_stream(stream) -> dict:
             if choice.delta.content:
                 content.append(choice.delta.content)
             for call in choice.delta.tool_calls or []:
-                entry = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
+                entry = calls.setdefault(call.index, {"id": "", "name": "", "arguments": "", "pieces": 0})
                 entry["id"] += call.id or ""
                 if call.function:
                     entry["name"] += call.function.name or ""
                     entry["arguments"] += call.function.arguments or ""
+                    entry["pieces"] += 1 if call.function.arguments else 0
             if choice.finish_reason:
                 finishes.append(choice.finish_reason)
     return {"chunks": chunks, "content": "".join(content), "finishes": finishes,
@@ -314,6 +315,9 @@ def tool_round(suite: Suite, stream: bool) -> dict:
     expect(first["tool_calls"], f"no tool call; content {first['content'][:200]!r}")
     call = first["tool_calls"][0]
     expect(call["name"] == "get_weather", f"tool call names {call['name']!r}")
+    if stream and suite.llmkit:
+        # The arguments stream as the model writes them, as OpenAI and llama-server stream them.
+        expect(call["pieces"] >= 2, f"the arguments came in {call['pieces']} piece(s), not incrementally")
     expect(call["id"], "the tool call has no id")
     try:
         arguments = json.loads(call["arguments"])
@@ -424,6 +428,58 @@ def check_max_tokens(suite: Suite) -> dict:
     return {"content": choice.message.content, "completion_tokens": response.usage.completion_tokens}
 
 
+def check_logprobs(suite: Suite) -> dict:
+    """Greedy chat with logprobs: one entry per generated token, its top alternatives, the chosen
+    token first among them; streamed, the chunks' logprobs join to the same list."""
+    create = suite.client().chat.completions.create
+    arguments = dict(model=suite.args.model, messages=user("Name a color."), max_tokens=8, temperature=0,
+                     logprobs=True, top_logprobs=3)
+    whole = create(**arguments)
+    entries = whole.choices[0].logprobs.content
+    expect(len(entries) == whole.usage.completion_tokens, f"{len(entries)} entries for {whole.usage.completion_tokens} tokens")
+    for entry in entries:
+        expect(entry.logprob <= 0 and len(entry.top_logprobs) == 3, f"entry {entry}")
+        expect(entry.top_logprobs[0].token == entry.token, f"greedy token {entry.token!r} is not the likeliest")
+        expect(abs(entry.top_logprobs[0].logprob - entry.logprob) < 1e-9, f"{entry}")
+    streamed = []
+    for chunk in create(stream=True, **arguments):
+        if chunk.choices and chunk.choices[0].logprobs and chunk.choices[0].logprobs.content:
+            streamed += chunk.choices[0].logprobs.content
+    expect([e.token for e in streamed] == [e.token for e in entries], "streamed logprobs differ from the whole answer's")
+    completion = suite.client().completions.create(model=suite.args.model, prompt="The sky is", max_tokens=4,
+                                                   temperature=0, logprobs=2)
+    legacy = completion.choices[0].logprobs
+    expect(len(legacy.tokens) == len(legacy.token_logprobs) == len(legacy.top_logprobs) == 4, f"{legacy}")
+    expect("".join(legacy.tokens) == completion.choices[0].text, f"{legacy.tokens} vs {completion.choices[0].text!r}")
+    return {"tokens": [e.token for e in entries], "logprobs": [e.logprob for e in entries]}
+
+
+def check_choices(suite: Suite) -> dict:
+    """`n` choices: as many as asked, indexed, each with its finish reason; usage counts the
+    prompt once and every choice's tokens; streamed, each index opens with the role and ends
+    with its finish reason."""
+    create = suite.client().chat.completions.create
+    # Without the prompt cache, so that the seed alone decides each text (see check_seed).
+    arguments = dict(model=suite.args.model, messages=user("Name an animal."), max_tokens=6, temperature=1.0, seed=5,
+                     extra_body={"cache_prompt": False})
+    whole = create(n=3, **arguments)
+    expect([choice.index for choice in whole.choices] == [0, 1, 2], f"indices {[c.index for c in whole.choices]}")
+    expect(all(choice.finish_reason in ("stop", "length") for choice in whole.choices), f"{whole.choices}")
+    single = create(n=1, **arguments)
+    expect(whole.choices[0].message.content == single.choices[0].message.content,
+           "the first of n choices is not the single choice of the same seed")
+    expect(whole.usage.prompt_tokens == single.usage.prompt_tokens, f"prompt counted {whole.usage.prompt_tokens} times")
+    roles, finishes = set(), {}
+    for chunk in create(n=2, stream=True, **arguments):
+        for choice in chunk.choices:
+            if choice.delta.role == "assistant":
+                roles.add(choice.index)
+            if choice.finish_reason:
+                finishes[choice.index] = choice.finish_reason
+    expect(roles == {0, 1} and set(finishes) == {0, 1}, f"streamed roles {roles}, finishes {finishes}")
+    return {"choices": [choice.message.content for choice in whole.choices]}
+
+
 def check_auth(suite: Suite) -> dict:
     if not suite.args.api_key:
         raise Skipped("needs --api-key (the key the server was started with)")
@@ -442,18 +498,22 @@ def check_auth(suite: Suite) -> dict:
 
 
 def check_unknown_model(suite: Suite) -> dict:
-    require_llmkit(suite, "serves any model name with its one model")
-    return expect_status(lambda: suite.client().chat.completions.create(
-        model="no-such-model", messages=user("hi"), max_tokens=4), openai.NotFoundError, 404)
+    """A server of one model answers whatever name a client sends, as llama-server does; asking
+    for an unknown model's description is still a 404."""
+    require_llmkit(suite, "has no GET /v1/models/{id}")
+    answer = suite.client().chat.completions.create(model="gpt-4o-mini", messages=user("hi"), max_tokens=2)
+    expect(answer.model == suite.args.model, f"answered as {answer.model!r}, not as the one served model")
+    return {"any_name": answer.model,
+            "retrieve": expect_status(lambda: suite.client().models.retrieve("no-such-model"), openai.NotFoundError, 404)}
 
 
 def check_bad_params(suite: Suite) -> dict:
-    require_llmkit(suite, "accepts temperature=-3 (as greedy) and n=2")
+    require_llmkit(suite, "accepts temperature=-3 (as greedy) and n=17")
     create = suite.client().chat.completions.create
     return {
         "temperature": expect_status(lambda: create(model=suite.args.model, messages=user("hi"), max_tokens=4,
                                                     temperature=-3), openai.BadRequestError, 400),
-        "n": expect_status(lambda: create(model=suite.args.model, messages=user("hi"), max_tokens=4, n=2),
+        "n": expect_status(lambda: create(model=suite.args.model, messages=user("hi"), max_tokens=4, n=17),
                            openai.BadRequestError, 400),
     }
 
@@ -523,7 +583,7 @@ CHECKS = [
     ("chat", check_chat), ("chat_stream", check_chat_stream), ("tools", check_tools),
     ("tools_stream", check_tools_stream), ("json_schema", check_json_schema), ("json_object", check_json_object),
     ("models", check_models), ("completions", check_completions), ("seed", check_seed), ("stop", check_stop),
-    ("max_tokens", check_max_tokens), ("auth", check_auth), ("unknown_model", check_unknown_model),
+    ("max_tokens", check_max_tokens), ("logprobs", check_logprobs), ("choices", check_choices), ("auth", check_auth), ("unknown_model", check_unknown_model),
     ("bad_params", check_bad_params), ("http_errors", check_http_errors), ("oversize", check_oversize),
     ("rate_limit", check_rate_limit),
 ]

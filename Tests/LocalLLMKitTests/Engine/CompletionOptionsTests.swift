@@ -21,6 +21,19 @@ struct CompletionOptionsTests {
         (CompletionOptions(sampling: .init(seed: .max)), "sampling.seed"),
         (CompletionOptions(stopSequences: ["ok", ""]), "stopSequences"),
         (CompletionOptions(sampling: .init(logitBias: [5: .nan])), "sampling.logitBias"),
+        (CompletionOptions(sampling: .init(typicalP: 0)), "sampling.typicalP"),
+        (CompletionOptions(sampling: .init(repetitionGuard: .init(multiplier: -1))), "sampling.repetitionGuard.multiplier"),
+        (CompletionOptions(sampling: .init(repetitionGuard: .init(multiplier: 1, base: 0.5))), "sampling.repetitionGuard.base"),
+        (CompletionOptions(sampling: .init(repetitionGuard: .init(multiplier: 1, allowedLength: -1))), "sampling.repetitionGuard.allowedLength"),
+        (CompletionOptions(sampling: .init(repetitionGuard: .init(multiplier: 1, window: -2))), "sampling.repetitionGuard.window"),
+        (CompletionOptions(sampling: .init(repetitionGuard: .init(multiplier: 1, sequenceBreakers: ["\n", ""]))),
+         "sampling.repetitionGuard.sequenceBreakers"),
+        (CompletionOptions(sampling: .init(repetitionGuard: .init(multiplier: 1, sequenceBreakers: Array(repeating: ".", count: 65)))),
+         "sampling.repetitionGuard.sequenceBreakers"),
+        (CompletionOptions(sampling: .init(topChoiceExclusion: .init(probability: 1.5))), "sampling.topChoiceExclusion.probability"),
+        (CompletionOptions(sampling: .init(topChoiceExclusion: .init(probability: 0.5, threshold: .nan))), "sampling.topChoiceExclusion.threshold"),
+        (CompletionOptions(sampling: .init(mirostat: .init(tau: -1))), "sampling.mirostat.tau"),
+        (CompletionOptions(sampling: .init(mirostat: .init(eta: 0))), "sampling.mirostat.eta"),
     ])
     func invalid(options: CompletionOptions, name: String) {
         #expect {

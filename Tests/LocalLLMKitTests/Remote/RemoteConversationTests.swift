@@ -141,12 +141,12 @@ struct RemoteConversationTests {
         }
     }
 
-    @Test("a grammar format and a tool choice naming no tool fail before any request")
+    @Test("a bad schema, a tool choice naming no tool and a bad option fail before any request")
     func failEarly() async throws {
         let conversation = try RemoteConversation(model: server.model("early"))
         var events = 0
-        await #expect(throws: RemoteModel.Error.self) {
-            for try await _ in conversation.streamResponse(to: "Hi", format: .grammar("root ::= \"yes\"")) { events += 1 }
+        await #expect(throws: OutputFormat.Error.self) {
+            for try await _ in conversation.streamResponse(to: "Hi", format: .jsonSchema("{not json")) { events += 1 }
         }
         await #expect(throws: Conversation.Error.invalidToolChoice(reason: "no tool is named nope")) {
             try await conversation.respond(to: "Hi", toolPolicy: .init(choice: .named("nope")))
