@@ -19,7 +19,7 @@ extension ModelServer {
         if exchange.method == "OPTIONS", configuration.corsOrigin != nil {
             exchange.respond(status: 204, headers: cors + [
                 ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
-                ("Access-Control-Allow-Headers", "Authorization, Content-Type"),
+                ("Access-Control-Allow-Headers", "Authorization, Content-Type, X-API-Key, Anthropic-Version"),
                 ("Access-Control-Max-Age", "600"),
             ], body: "")
             return 204
@@ -34,7 +34,8 @@ extension ModelServer {
         guard route.methods.contains(exchange.method) else {
             return fail(exchange, .methodNotAllowed(exchange.method, path: path, allowed: route.methods), cors: cors)
         }
-        if route.needsKey, let key = configuration.apiKey, !Self.authorizes(exchange.headers["authorization"], key: key) {
+        if route.needsKey, let key = configuration.apiKey, !Self.authorizes(exchange.headers["authorization"], key: key),
+           !Self.matches(exchange.headers["x-api-key"], key: key) {
             return fail(exchange, .unauthorized, cors: cors)
         }
         // A browser sends text/plain (or a form) across sites without asking first; JSON it does not.
@@ -55,6 +56,10 @@ extension ModelServer {
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.chatCompletion(exchange) }
         case "/v1/completions":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.textCompletion(exchange) }
+        case "/v1/messages":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.messages(exchange) }
+        case "/v1/messages/count_tokens":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.countMessageTokens(exchange) }
         case "/v1/tokenize":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.tokenize(exchange) }
         case "/v1/detokenize":
@@ -86,7 +91,14 @@ extension ModelServer {
     /// in constant time (the time depends on the lengths only, not on where the bytes differ).
     static func authorizes(_ header: String?, key: String) -> Bool {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return false }
-        let given = Array(header.dropFirst(7).drop(while: { $0 == " " }).utf8)
+        return matches(String(header.dropFirst(7).drop(while: { $0 == " " })), key: key)
+    }
+
+    /// Whether `given` (Anthropic's `x-api-key` header, or a bearer token) is `key`, compared in
+    /// constant time.
+    static func matches(_ value: String?, key: String) -> Bool {
+        guard let value else { return false }
+        let given = Array(value.utf8)
         let expected = Array(key.utf8)
         var difference = UInt8(given.count == expected.count ? 0 : 1)
         for index in 0..<expected.count {
@@ -108,7 +120,10 @@ extension ModelServer {
     func fail(_ exchange: HTTPExchange, _ error: APIError, cors: [(String, String)] = []) -> Int {
         var error = error
         error.message = withoutModelPaths(error.message)
-        exchange.respond(status: error.status, headers: error.headers + cors, body: error.body)
+        // Anthropic's clients read errors in Anthropic's shape.
+        let isMessages = exchange.path.hasPrefix("/v1/messages") || exchange.path.hasPrefix("/messages")
+        exchange.respond(status: error.status, headers: error.headers + cors,
+                         body: isMessages ? MessagesJSON.error(error).serialized() : error.body)
         return error.status
     }
 

@@ -20,10 +20,18 @@ struct EventStream {
         return exchange.write("data: \(json.serialized())\n\n")
     }
 
-    /// Sends `[DONE]` and ends the answer.
-    mutating func finish() {
+    /// Sends one named event (`event: NAME`), as Anthropic's streams do. Returns false once the client has gone.
+    @discardableResult
+    mutating func send(event name: String, _ json: OrderedJSON) -> Bool {
         start()
-        exchange.write("data: [DONE]\n\n")
+        return exchange.write("event: \(name)\ndata: \(json.serialized())\n\n")
+    }
+
+    /// Ends the answer, after OpenAI's `[DONE]` unless `done` is false (Anthropic's streams end
+    /// with their `message_stop` event).
+    mutating func finish(done: Bool = true) {
+        start()
+        if done { exchange.write("data: [DONE]\n\n") }
         exchange.finish()
     }
 
