@@ -60,6 +60,20 @@ extension ModelServer {
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.messages(exchange) }
         case "/v1/messages/count_tokens":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.countMessageTokens(exchange) }
+        case "/v1/api/chat":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.ollamaChat(exchange) }
+        case "/v1/api/generate":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.ollamaGenerate(exchange) }
+        case "/v1/api/embed", "/v1/api/embeddings":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in
+                await server.ollamaEmbed(exchange, legacy: path.hasSuffix("embeddings"))
+            }
+        case "/v1/api/tags":
+            return Route(methods: ["GET"], needsKey: true) { server, exchange in server.ollamaTags(exchange) }
+        case "/v1/api/show":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.ollamaShow(exchange) }
+        case "/v1/api/version":
+            return Route(methods: ["GET"], needsKey: true) { server, exchange in server.ollamaVersion(exchange) }
         case "/v1/tokenize":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.tokenize(exchange) }
         case "/v1/detokenize":
@@ -120,10 +134,16 @@ extension ModelServer {
     func fail(_ exchange: HTTPExchange, _ error: APIError, cors: [(String, String)] = []) -> Int {
         var error = error
         error.message = withoutModelPaths(error.message)
-        // Anthropic's clients read errors in Anthropic's shape.
-        let isMessages = exchange.path.hasPrefix("/v1/messages") || exchange.path.hasPrefix("/messages")
-        exchange.respond(status: error.status, headers: error.headers + cors,
-                         body: isMessages ? MessagesJSON.error(error).serialized() : error.body)
+        // Anthropic's and Ollama's clients read errors in their own shapes.
+        let path = exchange.path
+        let body = if path.hasPrefix("/v1/messages") || path.hasPrefix("/messages") {
+            MessagesJSON.error(error).serialized()
+        } else if path.hasPrefix("/api/") || path.hasPrefix("/v1/api/") {
+            OllamaJSON.error(error).serialized()
+        } else {
+            error.body
+        }
+        exchange.respond(status: error.status, headers: error.headers + cors, body: body)
         return error.status
     }
 
@@ -163,6 +183,9 @@ extension ModelServer {
     func servedModel(requestedBy body: RequestBody) throws(APIError) -> ServedEntry {
         let requested = try body.string("model")
         if let requested, let exact = models.first(where: { $0.id == requested }) { return exact }
+        // Ollama's clients name models `name:tag`; `:latest` is the tag of a name without one.
+        if let requested, requested.hasSuffix(":latest"),
+           let untagged = models.first(where: { $0.id == String(requested.dropLast(":latest".count)) }) { return untagged }
         if models.count == 1 { return models[0] }
         guard let requested else {
             throw .invalid("'model' is required: this server has \(models.map(\.id).joined(separator: ", ")).", param: "model")

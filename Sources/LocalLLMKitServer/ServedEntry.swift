@@ -13,6 +13,8 @@ final class ServedEntry: Sendable {
     let generationProblem: String?
     /// Whether its projector takes images, and audio.
     let mediaKinds: (images: Bool, audio: Bool)
+    /// What its file says of it (Ollama's `/api/tags` and `/api/show` list it).
+    let facts: ModelFacts
     private let fixed: ServedModel?
     /// The file and configuration a residency loads it from; nil for a model loaded before.
     let source: ModelServer.Source?
@@ -30,6 +32,7 @@ final class ServedEntry: Sendable {
         residency = nil
         generationProblem = model.file.generationProblem
         mediaKinds = (model.acceptsImages, model.acceptsAudio)
+        facts = ModelFacts(model.file)
         created = Int(Date().timeIntervalSince1970)
     }
 
@@ -39,7 +42,9 @@ final class ServedEntry: Sendable {
         fixed = nil
         self.source = source
         self.residency = residency
-        generationProblem = try GGUFFile(modelAt: source.url).generationProblem
+        let file = try GGUFFile(modelAt: source.url)
+        generationProblem = file.generationProblem
+        facts = ModelFacts(file)
         let projector = LocalModel.projector(forModelAt: source.url, configuration: source.configuration)
         mediaKinds = (projector?.images ?? false, projector?.audio ?? false)
         created = Int(Date().timeIntervalSince1970)

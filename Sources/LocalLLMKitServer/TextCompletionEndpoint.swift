@@ -23,7 +23,7 @@ extension ModelServer {
             return fail(exchange, APIError(error), cors: cors)
         }
         let stream = ChoiceStreams.merge(count: parameters.choices) { index in
-            Self.completionEvents(served.model.streamCompletion(prompt, format: format,
+            Self.conversationEvents(served.model.streamCompletion(prompt, format: format,
                                                                 options: ChoiceStreams.options(parameters.options, choice: index),
                                                                 reusesCache: parameters.reusesPromptCache))
         }
@@ -59,6 +59,8 @@ extension ModelServer {
                     finished.append(response.statistics)
                     choice = CompletionJSON.textChoice(index: index, text: "", finishReason: CompletionJSON.finishReason(response.stopReason),
                                                        logProbabilities: response.logProbabilities)
+                default:
+                    continue                                  // a raw completion streams text only
                 }
                 events.send(CompletionJSON.textCompletion(id: id, model: served.id, created: created, choices: [choice], usage: nil))
             }
@@ -74,28 +76,6 @@ extension ModelServer {
         }
         events.finish()
         return Task.isCancelled ? 499 : 200
-    }
-
-    /// What one choice of a text completion streams: its text, then its response.
-    enum CompletionEvent: Sendable {
-        case text(String)
-        case done(ModelResponse<String>)
-    }
-
-    /// `stream`'s chunks, then its response, as one sequence; ending it cancels the completion.
-    static func completionEvents(_ stream: CompletionStream) -> AsyncThrowingStream<CompletionEvent, any Swift.Error> {
-        let (events, continuation) = AsyncThrowingStream<CompletionEvent, any Swift.Error>.makeStream()
-        let task = Task {
-            do {
-                for try await text in stream { continuation.yield(.text(text)) }
-                continuation.yield(.done(try await stream.result))
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return events
     }
 
     /// `prompt`: a string, or an array holding one string.

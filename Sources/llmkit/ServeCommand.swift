@@ -12,8 +12,9 @@ enum ServeCommand {
         Serve models over OpenAI's HTTP API: POST /v1/chat/completions (streaming, tools,
         response_format), POST /v1/completions, POST /v1/embeddings, GET /v1/models, GET /v1/ps,
         POST /v1/models/unload (llmkit stop), GET /health, GET /metrics, llama-server's POST
-        /tokenize, /detokenize and /apply-template, and Anthropic's POST /v1/messages (and
-        /v1/messages/count_tokens; the key also as x-api-key). An embedding model (all-MiniLM-L6-v2) serves
+        /tokenize, /detokenize and /apply-template, Anthropic's POST /v1/messages (and
+        /v1/messages/count_tokens; the key also as x-api-key), and Ollama's /api/chat,
+        /api/generate, /api/embed, /api/embeddings, /api/tags, /api/show, /api/ps, /api/version. An embedding model (all-MiniLM-L6-v2) serves
         /v1/embeddings only. A server of one model answers whatever model name a client sends.
         Any OpenAI client works with base URL http://HOST:PORT/v1. Requests run together on
         each model's sequences; past them they queue, and past the queue they get 429.

@@ -1,16 +1,27 @@
 import LocalLLMKit
 
-/// A server-sent event stream on an exchange (`text/event-stream`, chunked): `data: <json>` events,
-/// then `data: [DONE]`. Headers go out with the first event, so that an error found before it can
-/// still be an ordinary HTTP error.
+/// A streamed answer on an exchange (chunked): server-sent events (`text/event-stream`, `data:
+/// <json>` events, then `data: [DONE]`), or with `lines` newline-delimited JSON
+/// (`application/x-ndjson`, Ollama's). Headers go out with the first event, so that an error
+/// found before it can still be an ordinary HTTP error.
 struct EventStream {
     let exchange: HTTPExchange
     let headers: [(String, String)]
+    /// Newline-delimited JSON instead of server-sent events.
+    let lines: Bool
     private(set) var started = false
 
-    init(exchange: HTTPExchange, headers: [(String, String)]) {
+    init(exchange: HTTPExchange, headers: [(String, String)], lines: Bool = false) {
         self.exchange = exchange
         self.headers = headers
+        self.lines = lines
+    }
+
+    /// Sends one line of newline-delimited JSON. Returns false once the client has gone.
+    @discardableResult
+    mutating func sendLine(_ json: OrderedJSON) -> Bool {
+        start()
+        return exchange.write(json.serialized() + "\n")
     }
 
     /// Sends one event. Returns false once the client has gone.
@@ -38,7 +49,7 @@ struct EventStream {
     private mutating func start() {
         guard !started else { return }
         started = true
-        exchange.begin(status: 200, contentType: "text/event-stream",
+        exchange.begin(status: 200, contentType: lines ? "application/x-ndjson" : "text/event-stream",
                        headers: headers + [("Cache-Control", "no-cache"), ("X-Accel-Buffering", "no")], streaming: true)
     }
 }

@@ -97,7 +97,7 @@ struct ChatCompletionRequest: Sendable {
         }
     }
 
-    private static func tools(_ body: RequestBody) throws(APIError) -> [DynamicTool] {
+    static func tools(_ body: RequestBody) throws(APIError) -> [DynamicTool] {
         guard let value = body["tools"] else { return [] }
         guard case .array(let items) = value else { throw .invalid("'tools' must be an array.", param: "tools") }
         guard items.count <= maximumTools else { throw .invalid("'tools' holds more than \(maximumTools) tools.", param: "tools") }
