@@ -101,7 +101,7 @@ extension ModelServer {
             }
             let prompt = try body.string("prompt") ?? ""
             if prompt.isEmpty && body["images"] == nil {
-                if Self.keepAlive(body) == .zero {
+                if Self.unloadsNow(body) {
                     await unloadIfAsked(entry, body: body)
                     return succeed(exchange, OllamaJSON.generate(model: entry.id, text: "", done: nil, doneReason: "unload", received: received))
                 }
@@ -175,25 +175,23 @@ extension ModelServer {
         return events
     }
 
-    /// Ollama's `keep_alive`: seconds (a number) or a duration (`"5m"`, `"30s"`, `"1h"`); nil
-    /// when absent or negative (keep it loaded).
-    static func keepAlive(_ body: RequestBody) -> Duration? {
+    /// Whether `keep_alive` is zero (`0`, `0.0`, `"0"`, `"0s"`, `"0m"`, `"0h"`): the one value
+    /// that changes what the server does (the model goes now). Other durations are not turned
+    /// into a `Duration`, which traps on a value such as `1e300`.
+    static func unloadsNow(_ body: RequestBody) -> Bool {
         switch body["keep_alive"] {
-        case .integer(let seconds)? where seconds >= 0: return .seconds(seconds)
-        case .number(let seconds)? where seconds >= 0 && seconds.isFinite: return .seconds(seconds)
+        case .integer(0)?: return true
+        case .number(let seconds)?: return seconds == 0
         case .string(let text)?:
-            let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
-            guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value >= 0 else {
-                return Double(text).flatMap { $0 >= 0 ? .seconds($0) : nil }
-            }
-            return .seconds(value * unit)
-        default: return nil
+            let number = ["s", "m", "h"].contains(where: text.hasSuffix) ? String(text.dropLast()) : text
+            return Double(number) == 0
+        default: return false
         }
     }
 
     /// `keep_alive: 0`: the model is unloaded now (when the server loads it on demand).
     func unloadIfAsked(_ entry: ServedEntry, body: RequestBody) async {
-        guard Self.keepAlive(body) == .zero, let residency, let source = entry.source else { return }
+        guard Self.unloadsNow(body), let residency, let source = entry.source else { return }
         if let held = await residency.entries.first(where: { $0.url == source.url && $0.configuration == source.configuration }) {
             await residency.unload(held.model)
         }

@@ -147,6 +147,15 @@ struct RequestParsingTests {
         #expect(throws: APIError.self) { try ChatCompletionRequest(body(both), vocabularySize: 10, templateThinks: false) }
     }
 
+    @Test func onlyAZeroKeepAliveUnloadsAndNoValueTraps() throws {
+        for zero in ["0", "0.0", #""0""#, #""0s""#, #""0m""#] {
+            #expect(ModelServer.unloadsNow(try body(#"{"keep_alive":\#(zero)}"#)), "\(zero)")
+        }
+        for other in ["5", "1e300", "-1", #""5m""#, #""1e400s""#, #""m""#, #""""#, "null", "true"] {
+            #expect(!ModelServer.unloadsNow(try body(#"{"keep_alive":\#(other)}"#)), "\(other)")
+        }
+    }
+
     @Test func theAPIKeyMustMatchExactly() {
         // The scheme is case-insensitive (RFC 7235, Daemon #11); the key is not.
         for right in ["Bearer s3cret", "bearer s3cret", "BEARER s3cret"] {

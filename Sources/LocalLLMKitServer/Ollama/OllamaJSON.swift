@@ -54,11 +54,8 @@ enum OllamaJSON {
         var fields: [(String, OrderedJSON)] = [("model", .string(model)), ("created_at", now()), ("response", .string(text))]
         if !thinking.isEmpty { fields.append(("thinking", .string(thinking))) }
         fields.append(("done", .bool(response != nil || reason != nil)))
-        if let reason { fields.append(("done_reason", .string(reason))) }
-        if let response {
-            fields.append(("done_reason", .string(doneReason(response.stopReason))))
-            fields += statistics(response.statistics, received: received)
-        }
+        if let reason = reason ?? response.map({ doneReason($0.stopReason) }) { fields.append(("done_reason", .string(reason))) }
+        if let response { fields += statistics(response.statistics, received: received) }
         return .object(fields)
     }
 
