@@ -9,7 +9,7 @@ extension ModelServer {
         let cors = corsHeaders(for: exchange)
         do {
             let body = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(requestedBy: body)
+            let entry = try await servedModel(requestedBy: body)
             try entry.checkGenerates()
             let served = try await entry.resolve()
             let (request, conversation) = try await BlockingWorkPool.shared.run { [served] in

@@ -12,7 +12,7 @@ extension ModelServer {
         let conversations: [Conversation]
         do {
             let parsed = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(requestedBy: parsed)
+            let entry = try await servedModel(requestedBy: parsed)
             let body = try await ImageURLResolver.resolve(parsed, fetcher: configuration.mediaFetcher,
                                                           maximumBytes: MediaAttachment.Limits.default.bytes)
             try entry.checkGenerates()

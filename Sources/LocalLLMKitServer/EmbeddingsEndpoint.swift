@@ -12,7 +12,7 @@ extension ModelServer {
         let request: EmbeddingsRequest
         do {
             let body = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(requestedBy: body)
+            let entry = try await servedModel(requestedBy: body)
             request = try EmbeddingsRequest(body)
             served = try await entry.resolve()
             // A vector cannot be shortened: any other `dimensions` is refused before any work,

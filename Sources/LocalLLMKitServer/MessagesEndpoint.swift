@@ -90,7 +90,7 @@ extension ModelServer {
         async throws -> (ServedModel, MessagesRequest, Conversation) {
         var body = try await RequestBody.parse(exchange.body)
         if !requiresLength, body["max_tokens"] == nil { body = RequestBody(fields: body.fields + [("max_tokens", .integer(1))]) }
-        let entry = try servedModel(requestedBy: body)
+        let entry = try await servedModel(requestedBy: body)
         try entry.checkGenerates()
         let served = try await entry.resolve()
         let (request, conversation) = try await BlockingWorkPool.shared.run { [served, body] in

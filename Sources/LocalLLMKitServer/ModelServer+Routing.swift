@@ -18,7 +18,7 @@ extension ModelServer {
         let cors = corsHeaders(for: exchange)
         if exchange.method == "OPTIONS", configuration.corsOrigin != nil {
             exchange.respond(status: 204, headers: cors + [
-                ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                ("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"),
                 ("Access-Control-Allow-Headers", "Authorization, Content-Type, X-API-Key, Anthropic-Version"),
                 ("Access-Control-Max-Age", "600"),
             ], body: "")
@@ -39,7 +39,7 @@ extension ModelServer {
             return fail(exchange, .unauthorized, cors: cors)
         }
         // A browser sends text/plain (or a form) across sites without asking first; JSON it does not.
-        if exchange.method == "POST", !Self.isJSON(exchange.headers["content-type"]) {
+        if exchange.method == "POST" || exchange.method == "DELETE", !Self.isJSON(exchange.headers["content-type"]) {
             return fail(exchange, .unsupportedMediaType(exchange.headers["content-type"]), cors: cors)
         }
         return await route.answer(self, exchange)
@@ -49,7 +49,7 @@ extension ModelServer {
         switch path {
         case "/health": return Route(methods: ["GET"], needsKey: false) { server, exchange in server.health(exchange) }
         case "/metrics": return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.serveMetrics(exchange) }
-        case "/v1/models": return Route(methods: ["GET"], needsKey: true) { server, exchange in server.listModels(exchange) }
+        case "/v1/models": return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.listModels(exchange) }
         case "/v1/ps", "/v1/api/ps":
             return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.listLoadedModels(exchange) }
         case "/v1/chat/completions":
@@ -69,9 +69,15 @@ extension ModelServer {
                 await server.ollamaEmbed(exchange, legacy: path.hasSuffix("embeddings"))
             }
         case "/v1/api/tags":
-            return Route(methods: ["GET"], needsKey: true) { server, exchange in server.ollamaTags(exchange) }
+            return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.ollamaTags(exchange) }
         case "/v1/api/show":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.ollamaShow(exchange) }
+        case "/v1/api/pull":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.ollamaPull(exchange) }
+        case "/v1/api/copy":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.ollamaCopy(exchange) }
+        case "/v1/api/delete":
+            return Route(methods: ["DELETE"], needsKey: true) { server, exchange in await server.ollamaDelete(exchange) }
         case "/v1/api/version":
             return Route(methods: ["GET"], needsKey: true) { server, exchange in server.ollamaVersion(exchange) }
         case "/v1/tokenize":
@@ -86,10 +92,10 @@ extension ModelServer {
             // POST unloads (llmkit stop); GET still shows a model whose id is `unload`.
             return Route(methods: ["GET", "POST"], needsKey: true) { server, exchange in
                 if exchange.method == "POST" { return await server.unloadModel(exchange) }
-                return server.showModel(exchange, path: path)
+                return await server.showModel(exchange, path: path)
             }
         case _ where path.hasPrefix("/v1/models/"):
-            return Route(methods: ["GET"], needsKey: true) { server, exchange in server.showModel(exchange, path: path) }
+            return Route(methods: ["GET"], needsKey: true) { server, exchange in await server.showModel(exchange, path: path) }
         default: return nil
         }
     }
@@ -157,6 +163,7 @@ extension ModelServer {
             let folder = url.deletingLastPathComponent().path
             if folder.count > 1 { message = message.replacingOccurrences(of: folder + "/", with: "") }
         }
+        if let root = library?.library.root.path, root.count > 1 { message = message.replacingOccurrences(of: root, with: "<library>") }
         return message
     }
 
@@ -167,44 +174,50 @@ extension ModelServer {
         return status
     }
 
-    /// The served model a request names.
-    func servedModel(named id: String) throws(APIError) -> ServedEntry {
-        guard let served = models.first(where: { $0.id == id }) else {
-            throw .notFound("The model '\(id)' does not exist; this server has \(models.map(\.id).joined(separator: ", ")).",
+    /// The served model a request names: a fixed model's id, or a library model's name.
+    func servedModel(named id: String) async throws(APIError) -> ServedEntry {
+        if let fixed = fixedModels.first(where: { $0.id == id }) { return fixed }
+        guard let served = try await libraryModel(named: id) else {
+            throw .notFound("The model '\(id)' does not exist; this server has \(fixedModels.map(\.id).joined(separator: ", "))"
+                            + (library == nil ? "." : " and those of its library (GET /v1/models)."),
                             param: "model", code: "model_not_found")
         }
         return served
     }
 
-    /// The model a generation or embedding request asks for in its `model` field. A server of
-    /// one model answers with it whatever the request names, or when it names none (as
-    /// llama-server does: clients send names of their own, such as `gpt-4o-mini`); a server of
-    /// several needs the id.
-    func servedModel(requestedBy body: RequestBody) throws(APIError) -> ServedEntry {
+    /// The model a generation or embedding request asks for in its `model` field: a fixed
+    /// model by its id (`:latest` may follow, as Ollama's clients write names), else a model of
+    /// the library (``libraryModel(named:)``). A server of one fixed model answers with it
+    /// whatever else the request names, or when it names none (as llama-server does: clients
+    /// send names of their own, such as `gpt-4o-mini`); a server of several needs the id.
+    /// Ollama's endpoints pass `strict`: its clients name models they know, and a name that
+    /// finds none is a 404, as Ollama answers it.
+    func servedModel(requestedBy body: RequestBody, strict: Bool = false) async throws(APIError) -> ServedEntry {
         let requested = try body.string("model")
-        if let requested, let exact = models.first(where: { $0.id == requested }) { return exact }
-        // Ollama's clients name models `name:tag`; `:latest` is the tag of a name without one.
+        if let requested, let exact = fixedModels.first(where: { $0.id == requested }) { return exact }
         if let requested, requested.hasSuffix(":latest"),
-           let untagged = models.first(where: { $0.id == String(requested.dropLast(":latest".count)) }) { return untagged }
-        if models.count == 1 { return models[0] }
+           let untagged = fixedModels.first(where: { $0.id == String(requested.dropLast(":latest".count)) }) { return untagged }
+        if let requested, let found = try await libraryModel(named: requested) { return found }
+        if fixedModels.count == 1, !strict || requested == nil { return fixedModels[0] }
         guard let requested else {
-            throw .invalid("'model' is required: this server has \(models.map(\.id).joined(separator: ", ")).", param: "model")
+            throw .invalid("'model' is required: this server has \(fixedModels.map(\.id).joined(separator: ", ")).", param: "model")
         }
-        return try servedModel(named: requested)
+        return try await servedModel(named: requested)
     }
 
     private func health(_ exchange: HTTPExchange) -> Int {
         succeed(exchange, .object([("status", .string("ok"))]))
     }
 
-    private func listModels(_ exchange: HTTPExchange) -> Int {
-        succeed(exchange, .object([("object", .string("list")), ("data", .array(models.map(\.json)))]))
+    private func listModels(_ exchange: HTTPExchange) async -> Int {
+        await refreshLibraryModels()
+        return succeed(exchange, .object([("object", .string("list")), ("data", .array(models.map(\.json)))]))
     }
 
-    private func showModel(_ exchange: HTTPExchange, path: String) -> Int {
+    private func showModel(_ exchange: HTTPExchange, path: String) async -> Int {
         let id = String(path.dropFirst("/v1/models/".count)).removingPercentEncoding ?? ""
         do throws(APIError) {
-            return succeed(exchange, try servedModel(named: id).json)
+            return succeed(exchange, try await servedModel(named: id).json)
         } catch {
             return fail(exchange, error, cors: corsHeaders(for: exchange))
         }

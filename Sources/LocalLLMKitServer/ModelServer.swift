@@ -33,7 +33,17 @@ public final class ModelServer: Sendable {
         return URL(string: "http://\(host):\(port)/v1")!
     }
 
-    let models: [ServedEntry]
+    /// The models it was started with.
+    let fixedModels: [ServedEntry]
+    /// The library it also serves from, and may change (Ollama's `/api/pull`, `/api/copy`,
+    /// `/api/delete`); nil serves the fixed models only.
+    let library: LibraryAccess?
+    /// The library's models that requests and listings have found so far, by library entry id.
+    let libraryModels = Mutex<[String: ServedEntry]>([:])
+    /// Every model it answers for now: the fixed ones, then those found in the library.
+    var models: [ServedEntry] {
+        fixedModels + libraryModels.withLock { $0.values.sorted { $0.id < $1.id } }
+    }
     /// Where models are loaded on demand (``init(sources:residency:configuration:)``); nil when
     /// every model was loaded before.
     let residency: LoadedModels?
@@ -58,23 +68,25 @@ public final class ModelServer: Sendable {
     public convenience init(models: [String: LocalModel], configuration: Configuration = .init()) throws {
         try Self.check(ids: Array(models.keys))
         try self.init(entries: models.sorted { $0.key < $1.key }.map { try ServedEntry(id: $0.key, model: $0.value) },
-                      residency: nil, configuration: configuration)
+                      residency: nil, library: nil, configuration: configuration)
     }
 
     /// Starts serving the models of `sources` (id → file and configuration), which `residency`
     /// loads when a request needs one, and may unload by its policy (an idle model after its
     /// keep-alive; the least recently used idle one when another needs the memory). `GET /v1/ps`
-    /// lists what is loaded.
+    /// lists what is loaded. With `library`, it also answers for every model the library finds
+    /// by name (``ModelLibrary/entry(named:)``), loading it as the library access says, and lists
+    /// them; Ollama's clients may then pull, copy and delete models there.
     /// - Throws: the errors of ``init(models:configuration:)``, or of reading a source's file.
-    public convenience init(sources: [String: Source], residency: LoadedModels = .shared,
+    public convenience init(sources: [String: Source], residency: LoadedModels = .shared, library: LibraryAccess? = nil,
                             configuration: Configuration = .init()) async throws {
         try Self.check(ids: Array(sources.keys))
         let entries = try sources.sorted { $0.key < $1.key }.map {
             try ServedEntry(id: $0.key, source: $0.value, residency: residency)
         }
         // What the server read from a model goes when the residency unloads it.
-        await residency.onUnload { model in entries.forEach { $0.forget(model) } }
-        try self.init(entries: entries, residency: residency, configuration: configuration)
+        try self.init(entries: entries, residency: residency, library: library, configuration: configuration)
+        await residency.onUnload { [weak self] model in self?.models.forEach { $0.forget(model) } }
     }
 
     private static func check(ids: [String]) throws {
@@ -84,10 +96,11 @@ public final class ModelServer: Sendable {
         }
     }
 
-    private init(entries: [ServedEntry], residency: LoadedModels?, configuration: Configuration) throws {
+    private init(entries: [ServedEntry], residency: LoadedModels?, library: LibraryAccess?, configuration: Configuration) throws {
         try configuration.validate()
         self.configuration = configuration
-        self.models = entries
+        self.fixedModels = entries
+        self.library = library
         self.residency = residency
         self.hostPolicy = HostPolicy(configuration)
         let limits = HTTPListener.Limits(maximumBodyBytes: configuration.maximumBodyBytes, headerTimeout: configuration.headerTimeout,

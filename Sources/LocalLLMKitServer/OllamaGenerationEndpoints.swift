@@ -16,7 +16,7 @@ extension ModelServer {
         do {
             body = try await RequestBody.parse(exchange.body)
             streams = try body.bool("stream") ?? true
-            entry = try servedModel(requestedBy: body)
+            entry = try await servedModel(requestedBy: body, strict: true)
             try entry.checkGenerates()
             served = try await entry.resolve()
             stream = try await BlockingWorkPool.shared.run { [served, body] in
@@ -95,7 +95,7 @@ extension ModelServer {
         do {
             body = try await RequestBody.parse(exchange.body)
             streams = try body.bool("stream") ?? true
-            entry = try servedModel(requestedBy: body)
+            entry = try await servedModel(requestedBy: body, strict: true)
             for unsupported in ["suffix", "template", "context"] where body[unsupported] != nil {
                 throw APIError.invalid("'\(unsupported)' is not supported by this server.", param: unsupported)
             }

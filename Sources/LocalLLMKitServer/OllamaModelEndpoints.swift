@@ -2,9 +2,11 @@ import Foundation
 import LocalLLMKit
 
 extension ModelServer {
-    /// `GET /api/tags`, Ollama's list of models: every served model, with its file's details.
-    func ollamaTags(_ exchange: HTTPExchange) -> Int {
-        succeed(exchange, .object([("models", .array(models.map(OllamaJSON.tag)))]))
+    /// `GET /api/tags`, Ollama's list of models: every served model (the library's too), with
+    /// its file's details.
+    func ollamaTags(_ exchange: HTTPExchange) async -> Int {
+        await refreshLibraryModels()
+        return succeed(exchange, .object([("models", .array(models.map(OllamaJSON.tag)))]))
     }
 
     /// `GET /api/version`.
@@ -18,7 +20,7 @@ extension ModelServer {
         let cors = corsHeaders(for: exchange)
         do {
             let body = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(requestedBy: body)
+            let entry = try await servedModel(requestedBy: body, strict: true)
             let facts = entry.facts
             var info: [(String, OrderedJSON)] = [("general.parameter_count", .integer(Int(facts.parameterCount)))]
             if let architecture = facts.architecture {
@@ -47,7 +49,7 @@ extension ModelServer {
                 body = RequestBody(fields: body.fields.filter { $0.0 != "input" } + [("input", body["prompt"] ?? .string(""))])
             }
             if body["truncate"] == nil { body = RequestBody(fields: body.fields + [("truncate", .bool(true))]) }
-            let entry = try servedModel(requestedBy: body)
+            let entry = try await servedModel(requestedBy: body, strict: true)
             let request = try EmbeddingsRequest(body)
             let served = try await entry.resolve()
             let result = try await served.model.embeddings(for: request.inputs, options: .init(truncates: request.truncates))

@@ -12,7 +12,7 @@ extension ModelServer {
         let format: OutputFormat
         do {
             let body = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(requestedBy: body)
+            let entry = try await servedModel(requestedBy: body)
             try entry.checkGenerates()
             served = try await entry.resolve()
             prompt = try Self.prompt(body)

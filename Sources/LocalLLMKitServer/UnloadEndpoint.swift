@@ -11,7 +11,7 @@ extension ModelServer {
         let cors = corsHeaders(for: exchange)
         do {
             let body = try await RequestBody.parse(exchange.body)
-            let entry = try servedModel(named: body.requiredString("model"))
+            let entry = try await servedModel(named: body.requiredString("model"))
             guard let residency, let source = entry.source else {
                 throw APIError.invalid("The model '\(entry.id)' was loaded for the server's lifetime and cannot be unloaded.",
                                        param: "model", code: "model_not_unloadable")

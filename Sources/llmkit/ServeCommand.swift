@@ -14,8 +14,11 @@ enum ServeCommand {
         POST /v1/models/unload (llmkit stop), GET /health, GET /metrics, llama-server's POST
         /tokenize, /detokenize and /apply-template, Anthropic's POST /v1/messages (and
         /v1/messages/count_tokens; the key also as x-api-key), and Ollama's /api/chat,
-        /api/generate, /api/embed, /api/embeddings, /api/tags, /api/show, /api/ps, /api/version. An embedding model (all-MiniLM-L6-v2) serves
-        /v1/embeddings only. A server of one model answers whatever model name a client sends.
+        /api/generate, /api/embed, /api/embeddings, /api/tags, /api/show, /api/ps, /api/version,
+        /api/pull, /api/copy and /api/delete. An embedding model (all-MiniLM-L6-v2) serves
+        /v1/embeddings only. Besides the --model models, a request may name any model of the
+        library (`llmkit list`), loaded when needed. A server of one --model answers with it
+        whatever other model name a client sends.
         Any OpenAI client works with base URL http://HOST:PORT/v1. Requests run together on
         each model's sequences; past them they queue, and past the queue they get 429.
 
@@ -51,6 +54,9 @@ enum ServeCommand {
           --allowed-host NAME  also answer requests whose Host header is NAME (repeatable); by default only
                                localhost and IP addresses, which keeps web pages out by DNS rebinding
           --cors ORIGIN        let browsers on ORIGIN call the server (* for any); no CORS by default
+          --no-library         serve the --model models only, not the library's
+          --no-library-changes clients may not pull, copy or delete the library's models (by default
+                               they may: /api/pull downloads what a client names)
           --alias NAME         the name the one --model is listed and answers under (as NAME=M does)
           --chat-template T    a chat template for every --model: a Jinja file, an installed name, or
                                a llama.cpp built-in (chatml, …); --chat-template list shows them
@@ -76,7 +82,7 @@ enum ServeCommand {
                        "--alias", "--chat-template"]),
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
                                                           "--insecure-no-auth", "--no-mmproj", "--allow-image-urls",
-                                                          "--allow-local-network"]),
+                                                          "--allow-local-network", "--no-library", "--no-library-changes"]),
         repeatableOptions: ["--model", "--allowed-host"],
         aliases: ["-np": "--parallel"]
     )
@@ -139,7 +145,12 @@ enum ServeCommand {
             let loaded = try await residency.model(at: url, configuration: modelConfiguration)
             if let chatTemplate, loaded.file.generationProblem == nil { _ = try ChatTemplate(model: loaded, override: chatTemplate) }
         }
-        let running = try await ModelServer(sources: models, residency: residency, configuration: server)
+        if arguments.has("--no-library") && arguments.has("--no-library-changes") {
+            throw UsageError(message: "--no-library-changes applies to the library, which --no-library leaves out")
+        }
+        let library = arguments.has("--no-library") ? nil
+            : ModelServer.LibraryAccess(library: ModelLibrary(), configuration: configuration, allowsChanges: !arguments.has("--no-library-changes"))
+        let running = try await ModelServer(sources: models, residency: residency, library: library, configuration: server)
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
         Console.message("llmkit serve: listening on \(running.baseURL.absoluteString) (models: \(models.keys.sorted().joined(separator: ", ")); "
                         + "\(configuration.parallelSequences) sequences and a queue of \(configuration.maximumQueuedRequests) each"

@@ -124,6 +124,11 @@ struct APIError: Error, Sendable, Equatable {
             self = .cannotGenerate(model: nil, reason: reason)
         case let failure as LocalModel.EmbeddingError:
             self = .embedding(failure, model: nil)
+        case ModelLibrary.Error.modelNotFound, ModelLibrary.Error.notDownloaded:
+            self = .notFound(description, param: "model", code: "model_not_found")
+        case ModelLibrary.Error.invalidReference, ModelLibrary.Error.invalidName, ModelLibrary.Error.nameTaken,
+             ModelLibrary.Error.ambiguousName, ModelLibrary.Error.readOnlyModel, ModelLibrary.Error.checksumForSplitModel:
+            self = .invalid(description, param: "model")
         default:
             self = .server(description)
         }

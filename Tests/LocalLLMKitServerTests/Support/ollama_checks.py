@@ -14,15 +14,23 @@ Checks (--only selects some):
   keep_alive    (--unloadable: the server loads on demand) an empty generate loads the model
                 (done_reason load); keep_alive 0 unloads it (unload), and /api/ps no longer lists it
   errors        a bad option (400) and an unknown endpoint (404) as the client's ResponseError
+  library       (--pull-folder: a folder of GGUF files and --pull-file, one of them; the server has a
+                library) pull over HTTP from a server on 127.0.0.1 with streamed progress, chat with
+                the model by the reference it was pulled from, copy it, list, delete (unloading it),
+                and the errors of a bad reference, a failed download and an unknown model
 
 Usage:
-  ollama_checks.py --base-url http://127.0.0.1:PORT/v1 --model ID [--api-key KEY] [--think] [--unloadable] [--only ...]
+  ollama_checks.py --base-url http://127.0.0.1:PORT/v1 --model ID [--api-key KEY] [--think] [--unloadable]
+                   [--pull-folder DIR --pull-file NAME] [--only ...]
 
 Prints a JSON summary on its last line; exits 0 only when no check failed.
 """
+import functools
+import http.server
 import json
 import os
 import sys
+import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from openai_checks import CACHE, Skipped, Suite, common_arguments, expect  # noqa: E402,F401
@@ -170,15 +178,81 @@ def check_errors(suite: Suite) -> dict:
     return detail
 
 
+def file_server(folder: str) -> http.server.ThreadingHTTPServer:
+    """A plain HTTP file server of `folder` on 127.0.0.1, in a thread of its own."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=folder))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def expect_error(action, status: int) -> str:
+    try:
+        action()
+    except ollama.ResponseError as error:
+        expect(error.status_code == status, f"status {error.status_code} ({error.error}), expected {status}")
+        return error.error
+    raise AssertionError(f"no error; expected {status}")
+
+
+def check_library(suite: Suite) -> dict:
+    if not suite.args.pull_folder:
+        raise Skipped("needs --pull-folder and --pull-file (and a server with a library)")
+    files = file_server(suite.args.pull_folder)
+    try:
+        url = f"http://127.0.0.1:{files.server_address[1]}/{suite.args.pull_file}"
+        api = client(suite)
+        progress = list(api.pull(url, stream=True))
+        statuses = [part.status for part in progress]
+        expect(statuses[0] == "pulling manifest" and statuses[-1] == "success", f"{statuses}")
+        sizes = [(part.completed, part.total) for part in progress if part.total]
+        expect(sizes and sizes[-1][0] == sizes[-1][1] == os.path.getsize(os.path.join(suite.args.pull_folder, suite.args.pull_file)),
+               f"progress {sizes}")
+        expect("verifying sha256 digest" in statuses, f"{statuses}")
+        answer = api.chat(model=url, messages=ask("Name a color."), options=GREEDY)
+        expect(answer.done and answer.message.content, f"{answer}")
+        expect(any(model.model == answer.model for model in api.ps().models), f"ps {api.ps().models}")
+        again = api.pull(url)
+        expect(again.status == "success", f"second pull {again}")
+        expect(api.copy(url, "copied-model").status == "success", "copy")
+        names = [model.model for model in api.list().models]
+        expect("copied-model" in names and answer.model in names, f"tags {names}")
+        copied = api.chat(model="copied-model:latest", messages=ask("Name a color."), options=GREEDY)
+        expect(copied.message.content == answer.message.content, f"{copied.message.content!r} != {answer.message.content!r}")
+        expect(api.delete("copied-model").status == "success", "delete the copy")
+        missing = expect_error(lambda: api.show("copied-model"), 404)
+        expect(api.delete(url).status == "success", "delete the pulled model")
+        expect(not any(model.model == answer.model for model in api.ps().models), "still loaded after its deletion")
+        names = [model.model for model in api.list().models]
+        expect(answer.model not in names and "copied-model" not in names, f"tags after deleting {names}")
+        errors = {
+            "unknown_delete": expect_error(lambda: api.delete("no-such-model"), 404),
+            "bad_reference": expect_error(lambda: api.pull("ftp://example.com/model.gguf"), 400),
+            "failed_download": expect_error(lambda: api.pull(url + ".missing"), 500),
+            # A streamed pull has sent its status already: the error comes as a line, which the
+            # client raises without a status code.
+            "failed_stream": expect_error(lambda: list(api.pull(url + ".missing", stream=True)), -1),
+            "copy_unknown": expect_error(lambda: api.copy("no-such-model", "other"), 404),
+            "show_deleted": missing,
+        }
+        return {"served_as": answer.model, "lines": len(progress), "errors": errors}
+    finally:
+        files.shutdown()
+
+
 CHECKS = [("chat", check_chat), ("chat_stream", check_chat_stream), ("generate", check_generate), ("format", check_format),
           ("tools", check_tools), ("embed", check_embed), ("models", check_models), ("think", check_think),
-          ("keep_alive", check_keep_alive), ("errors", check_errors)]
+          ("keep_alive", check_keep_alive), ("errors", check_errors), ("library", check_library)]
 
 
 def main() -> None:
     parser = common_arguments(__doc__)
     parser.add_argument("--think", action="store_true", help="the server's template thinks")
     parser.add_argument("--unloadable", action="store_true", help="the server loads its model on demand")
+    parser.add_argument("--pull-folder", help="a folder of GGUF files to pull from, over HTTP on 127.0.0.1")
+    parser.add_argument("--pull-file", help="the file of --pull-folder to pull")
     suite = Suite(parser.parse_args())
     for name, check in CHECKS:
         suite.run(name, check)

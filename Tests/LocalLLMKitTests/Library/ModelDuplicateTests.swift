@@ -105,4 +105,38 @@ struct ModelDuplicateTests {
         #expect(updates.withLock { $0 }.map(\.phase) == [.hashing, .hashing])
         #expect(updates.withLock { $0 }.last?.bytes == total)
     }
+
+    @Test("copy adds a second model sharing the file (a hard link): deleting one leaves the other whole; bad names are refused")
+    func copy() async throws {
+        let library = LibraryFixtures.library(in: folder.url)
+        let record = try await library.importModel(at: served.appending(path: "tiny.gguf"))
+        let copy = try await library.copy(record.name, to: "my-tiny")
+        #expect(copy.name == "my-tiny" && copy.isNameGiven && copy.sha256 == record.sha256 && copy.id != record.id)
+        #expect(Set(try await library.models().map(\.id)) == [record.id, copy.id])
+        #expect(try await library.model("my-tiny") == copy)
+        // One file on disk, two names for it.
+        let original = try FileManager.default.attributesOfItem(atPath: library.url(of: record).path)
+        let linked = try FileManager.default.attributesOfItem(atPath: library.url(of: copy).path)
+        #expect(original[.systemFileNumber] as? Int == linked[.systemFileNumber] as? Int)
+        #expect(linked[.referenceCount] as? Int == 2)
+
+        await #expect(throws: ModelLibrary.Error.nameTaken("my-tiny", modelID: copy.id)) {
+            try await library.copy(record.id, to: "my-tiny")
+        }
+        await #expect(throws: ModelLibrary.Error.modelNotFound("nothing-12345678")) {
+            try await library.copy("nothing-12345678", to: "Name")
+        }
+        await #expect {
+            try await library.copy(record.id, to: "a/b")
+        } throws: { error in
+            if case ModelLibrary.Error.invalidName = error { return true }
+            return false
+        }
+        try await library.delete(record.id)
+        #expect(try await library.models() == [copy])
+        let file = try GGUFFile(modelAt: library.url(of: copy))
+        #expect(file.name == "Tiny Test Model")
+        let staging = library.root.appending(path: ".staging")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? []).isEmpty)   // nothing left half-made
+    }
 }
