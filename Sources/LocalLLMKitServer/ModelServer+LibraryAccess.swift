@@ -67,8 +67,15 @@ extension ModelServer {
         var entryID: String?
         for name in names where entryID == nil {
             do {
-                entryID = try await access.library.entry(named: name)?.id
-                if entryID == nil { entryID = try await pulledModelID(reference: name) }
+                if let entry = try await access.library.entry(named: name) {
+                    // `default`, say: the file of a model the server was started with.
+                    if let fixed = fixedModels.first(where: { $0.source.map(Self.canonicalPath) == Self.canonicalPath(entry.url) }) {
+                        return fixed
+                    }
+                    entryID = entry.id
+                } else {
+                    entryID = try await pulledModelID(reference: name)
+                }
             } catch {
                 throw APIError(error)
             }

@@ -13,7 +13,8 @@ Checks (--only selects some):
   think         (--think: the server's template thinks) think true gives thinking apart, false none
   keep_alive    (--unloadable: the server loads on demand) an empty generate loads the model
                 (done_reason load); keep_alive 0 unloads it (unload), and /api/ps no longer lists it
-  errors        a bad option (400) and an unknown endpoint (404) as the client's ResponseError
+  errors        a bad option (400), a missing key (401, with --api-key), an unknown endpoint and
+                an unknown model (404) as the client's ResponseError
   library       (--pull-folder: a folder of GGUF files and --pull-file, one of them; the server has a
                 library) pull over HTTP from a server on 127.0.0.1 with streamed progress, chat with
                 the model by the reference it was pulled from, copy it, list, delete (unloading it),
@@ -175,6 +176,10 @@ def check_errors(suite: Suite) -> dict:
     except ollama.ResponseError as error:
         expect(error.status_code == 404, f"{error.status_code} {error.error}")
         detail["404"] = error.error
+    detail["404_model"] = expect_error(lambda: client(suite).chat(model="no-such-model", messages=ask("Hi")), 404)
+    if suite.args.api_key:
+        anonymous = ollama.Client(host=suite.root_url, timeout=suite.args.timeout)
+        detail["401"] = expect_error(lambda: anonymous.chat(model=suite.args.model, messages=ask("Hi")), 401)
     return detail
 
 
