@@ -10,8 +10,13 @@ Memory: peak resident memory (ru_maxrss of the finished child) of
 `llmkit run --raw` against `llama-completion` generating the same tokens at the
 same context length, alternated; the ratio is of the medians.
 
+With --cache-type T (both keys and values) and --flash-attn on|off, both tools run with that
+KV cache (llama-bench -ctk T -ctv T -fa 1|0; llmkit bench and run -ctk T -ctv T -fa on|off;
+llama-completion -ctk T -ctv T -fa on|off).
+
 Usage: bench/compare.py [--model PATH] [--threads N] [-p N] [-n N] [-r N]
                         [--pairs N] [--context N] [--llmkit PATH] [--prefix DIR]
+                        [--cache-type T] [--flash-attn on|off]
 """
 import argparse
 import json
@@ -65,14 +70,19 @@ def main() -> None:
     parser.add_argument("--llmkit", default=str(ROOT / ".build/release/llmkit"))
     parser.add_argument("--prefix", default=os.environ.get("LLMKIT_PREFIX", "/usr/local"))
     parser.add_argument("--json-out", help="write all samples here")
+    parser.add_argument("--cache-type", help="the KV cache type of keys and values (f16, q8_0, q4_0, ...)")
+    parser.add_argument("--flash-attn", choices=["on", "off"])
     args = parser.parse_args()
 
     llama_bench = os.path.join(args.prefix, "bin", "llama-bench")
     llama_completion = os.path.join(args.prefix, "bin", "llama-completion")
     common = ["-m", args.model, "-t", str(args.threads), "-p", str(args.p), "-n", str(args.n), "-r", str(args.r)]
+    cache = ["-ctk", args.cache_type, "-ctv", args.cache_type] if args.cache_type else []
+    flash = ["-fa", args.flash_attn] if args.flash_attn else []
+    bench_flash = ["-fa", "1" if args.flash_attn == "on" else "0"] if args.flash_attn else []
     commands = {
-        "llmkit": [args.llmkit, "bench", *common, "--json"],
-        "llama-bench": [llama_bench, *common, "-o", "json"],
+        "llmkit": [args.llmkit, "bench", *common, *cache, *flash, "--json"],
+        "llama-bench": [llama_bench, *common, *cache, *bench_flash, "-o", "json"],
     }
     samples: dict[tuple[str, str], list[float]] = {}
     backends: dict[str, str] = {}
@@ -97,9 +107,9 @@ def main() -> None:
     prompt = "Once upon a time"
     memory_commands = {
         "llmkit run": [args.llmkit, "run", "--raw", "--model", args.model, "--threads", str(args.threads),
-                       "--context", str(args.context), "--max-tokens", str(args.n), "--temperature", "0", prompt],
+                       "--context", str(args.context), "--max-tokens", str(args.n), "--temperature", "0", *cache, *flash, prompt],
         "llama-completion": [llama_completion, "-m", args.model, "-t", str(args.threads), "-c", str(args.context),
-                             "-n", str(args.n), "--temp", "0", "-no-cnv", "-p", prompt],
+                             "-n", str(args.n), "--temp", "0", "-no-cnv", *cache, *flash, "-p", prompt],
     }
     peaks: dict[str, list[int]] = {name: [] for name in memory_commands}  # --memory-runs 0 skips them
     for index in range(args.memory_runs):
@@ -107,7 +117,8 @@ def main() -> None:
         for name in order:
             peaks[name].append(peak_rss(memory_commands[name]))
 
-    print(f"\nmodel: {args.model}\nthreads: {args.threads}, repetitions per run: {args.r}, ABBA pairs: {args.pairs}")
+    print(f"\nmodel: {args.model}\nthreads: {args.threads}, repetitions per run: {args.r}, ABBA pairs: {args.pairs}"
+          + (f", KV cache {args.cache_type}" if args.cache_type else "") + (f", flash attention {args.flash_attn}" if args.flash_attn else ""))
     for tool, backend in backends.items():
         print(f"{tool}: {backend}")
     print()

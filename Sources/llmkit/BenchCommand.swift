@@ -180,6 +180,9 @@ struct BenchReport: Encodable {
     let nUbatch: Int
     let nThreads: Int
     let nGpuLayers: Int
+    let typeK: String
+    let typeV: String
+    let flashAttn: String
     let gpuInfo: String
     let devices: [ComputeDevice]
     let nPrompt: Int
@@ -203,6 +206,9 @@ struct BenchReport: Encodable {
         nUbatch = measurement.microBatchSize
         nThreads = measurement.threads
         nGpuLayers = model.gpuLayerCount
+        typeK = model.configuration.keyCacheType.rawValue
+        typeV = model.configuration.valueCacheType.rawValue
+        flashAttn = model.configuration.flashAttention.rawValue
         devices = ComputeDevice.all
         gpuInfo = devices.filter(\.isGPU).map(\.summary).joined(separator: ", ")
         nPrompt = measurement.test.promptTokens

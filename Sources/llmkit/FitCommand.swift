@@ -5,7 +5,7 @@ import LocalLLMKit
 enum FitCommand {
     static let spec = CommandSpec(
         name: "fit",
-        usage: "usage: llmkit fit [MODEL] [--context N] [--gpu-layers N] [--parallel N] [--kv-unified] [--margin SIZE] [--min-context N] [--memory SIZE] [--json]",
+        usage: "usage: llmkit fit [MODEL] [--context N] [--gpu-layers N] [--parallel N] [--kv-unified] [-ctk T] [-ctv T] [-fa on|off|auto] [--margin SIZE] [--min-context N] [--memory SIZE] [--json]",
         help: """
         Plan how a model fits the memory free on this machine, without loading its weights
         (llama.cpp's own fitting, as llama-server's --fit): the longest context (at most the
@@ -24,10 +24,12 @@ enum FitCommand {
           --memory SIZE      plan as if each device had at most SIZE free (for a smaller machine)
           --json             print the plan as one JSON object
           -t, --threads N    CPU threads
+        \(ModelOptions.cacheHelp)
           -v, --verbose      show llama.cpp's log on stderr
           -h, --help         show this help
         """,
-        valueOptions: ["--model", "--context", "--gpu-layers", "--parallel", "--margin", "--min-context", "--memory", "--threads"],
+        valueOptions: ["--model", "--context", "--gpu-layers", "--parallel", "--margin", "--min-context", "--memory", "--threads",
+                       "--cache-type-k", "--cache-type-v", "--flash-attn"],
         flagOptions: ["--json", "--kv-unified", "--no-kv-unified", "--verbose"],
         aliases: ["-np": "--parallel"],
         maximumPositionals: 1

@@ -12,6 +12,7 @@ enum FlagAliases {
         "-m": "--model", "-t": "--threads", "-c": "--context", "--ctx-size": "--context",
         "-ngl": "--gpu-layers", "--n-gpu-layers": "--gpu-layers", "-v": "--verbose",
         "-kvu": "--kv-unified", "-no-kvu": "--no-kv-unified", "-ts": "--tensor-split",
+        "-ctk": "--cache-type-k", "-ctv": "--cache-type-v", "-fa": "--flash-attn",
         // speculative decoding
         "-md": "--draft-model", "--model-draft": "--draft-model", "--spec-draft-n-max": "--draft-max",
         // the prompt (run)

@@ -4,7 +4,8 @@ import LocalLLMKit
 /// The model flags shared by every subcommand that loads a model.
 enum ModelOptions {
     /// The value options it adds to a command.
-    static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers", "--rpc", "--tensor-split"]
+    static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers", "--rpc", "--tensor-split",
+                                            "--cache-type-k", "--cache-type-v", "--flash-attn"]
     /// Spellings that only some commands have: none; the short ones (`-m`, `-t`, `-c`, `-ngl`)
     /// and llama.cpp's (`--ctx-size`, `--n-gpu-layers`) are in ``FlagAliases/table``.
     static let aliases: [String: String] = [:]
@@ -29,7 +30,15 @@ enum ModelOptions {
                            then the GPUs (default: by free memory)
       --fit                fit the context length and GPU layers not given to the memory free on this
                            machine (llama.cpp's fitting; `llmkit fit` shows the plan)
+    \(cacheHelp)
       -v, --verbose        show llama.cpp's log on stderr
+    """
+    /// The help text of the KV cache flags (`serve` lists them too).
+    static let cacheHelp = """
+      -ctk, --cache-type-k T  the KV cache's number format for keys: f16 (default), q8_0 (about half
+                           the memory), q4_0, q4_1, iq4_nl, q5_0, q5_1, bf16, f32; also --cache-type-v
+                           (-ctv) for values, where a quantized type needs flash attention
+      -fa, --flash-attn on|off|auto  fused attention (default auto: where the devices support it)
     """
 
     /// The model file: `--model`, else `$LLMKIT_MODEL`, else the default model.
@@ -91,8 +100,31 @@ enum ModelOptions {
         if arguments.has("--fit") { configuration.memoryFit = .automatic }
         configuration.rpcServers = try rpcServers(arguments)
         configuration.tensorSplit = try tensorSplit(arguments)
+        try configureCache(&configuration, arguments)
         try MediaFlags.configure(&configuration, arguments)
         return configuration
+    }
+
+    /// `--cache-type-k`, `--cache-type-v` and `--flash-attn` (also llama-bench's `1` and `0`).
+    static func configureCache(_ configuration: inout LocalModel.Configuration, _ arguments: ParsedArguments) throws {
+        func cacheType(_ flag: String) throws -> LocalModel.Configuration.CacheType? {
+            guard let value = arguments.value(flag) else { return nil }
+            guard let type = LocalModel.Configuration.CacheType(rawValue: value.lowercased()) else {
+                throw UsageError(message: "\(flag) takes \(LocalModel.Configuration.CacheType.allCases.map(\.rawValue).joined(separator: ", ")), not \(value)")
+            }
+            return type
+        }
+        configuration.keyCacheType = try cacheType("--cache-type-k") ?? .f16
+        configuration.valueCacheType = try cacheType("--cache-type-v") ?? .f16
+        if let value = arguments.value("--flash-attn") {
+            let spellings: [String: LocalModel.Configuration.FlashAttention] = ["on": .on, "1": .on, "off": .off, "0": .off, "auto": .auto]
+            guard let setting = spellings[value.lowercased()] else { throw UsageError(message: "--flash-attn takes on, off or auto, not \(value)") }
+            configuration.flashAttention = setting
+        }
+        if configuration.valueCacheType.isQuantized && configuration.flashAttention == .off {
+            throw UsageError(message: "--cache-type-v \(configuration.valueCacheType.rawValue) needs flash attention, which --flash-attn off "
+                             + "turns off: give --flash-attn on (or auto), or leave --cache-type-v f16")
+        }
     }
 
     /// Applies `--verbose` and loads the model, with the speculation of ``SpeculationFlags`` when

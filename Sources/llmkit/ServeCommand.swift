@@ -44,6 +44,7 @@ enum ServeCommand {
           --rpc HOST:PORT,…    put offloaded layers on these llama.cpp RPC servers too (`llmkit rpc-server`;
                                no authentication or encryption: trusted networks only)
           -ts, --tensor-split A,B,…  each device's share of the offloaded layers (RPC servers' devices, then GPUs)
+        \(ModelOptions.cacheHelp)
         \(SpeculationFlags.help)
                                (for every model that generates; an embedding model is served as it is)
           --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
@@ -79,7 +80,7 @@ enum ServeCommand {
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
                        "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split", "--mmproj",
-                       "--alias", "--chat-template"]),
+                       "--alias", "--chat-template", "--cache-type-k", "--cache-type-v", "--flash-attn"]),
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
                                                           "--insecure-no-auth", "--no-mmproj", "--allow-image-urls",
                                                           "--allow-local-network", "--no-library", "--no-library-changes"]),

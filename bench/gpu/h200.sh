@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|batched|serve|steps|speculative|images|fit|rpc|save|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|kv|batched|serve|steps|speculative|images|fit|rpc|save|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -9,6 +9,8 @@
 #           the GPU's architecture from nvidia-smi), into .gpu-work/prefix
 #   models  a Llama-7B-shaped Q4_0 file and a Gemma-270M-shaped file, random weights
 #   bench   bench/compare.py on each model: llmkit bench against llama-bench, ABBA-paired
+#   kv      bench/compare.py on the 7B-shaped model with a q8_0 KV cache and flash attention
+#           (llmkit bench -ctk q8_0 -ctv q8_0 -fa on against llama-bench -ctk q8_0 -ctv q8_0 -fa 1)
 #   batched bench/batched.py on the 7B-shaped model: llmkit bench --parallel against
 #           llama-batched-bench, B = 1 … 32, ABBA-paired, then the mixed workload at B = 8 (KV cells
 #           per sequence on both sides; LLMKIT_GPU_KVU=1: one unified pool, -kvu)
@@ -114,6 +116,14 @@ phase_bench() {
             | tee "$out/bench-$model.md"
     done
     "$work/llmkit" bench --model "$work/gemma-shaped.gguf" -p 512 -n 128 -r 3 | tee "$out/llmkit-bench-table.md"
+}
+
+phase_kv() {
+    libraries
+    log "comparing with a q8_0 KV cache and flash attention ($pairs ABBA pairs)"
+    python3 "$root/bench/compare.py" --model "$work/synth-7b-q4_0.gguf" --prefix "$work/prefix" --llmkit "$work/llmkit" \
+        --threads "$(nproc)" --pairs "$pairs" -r 5 --memory-runs 0 --cache-type q8_0 --flash-attn on \
+        --json-out "$out/bench-kv-q8_0.json" | tee "$out/bench-kv-q8_0.md"
 }
 
 phase_batched() {
@@ -222,6 +232,7 @@ case "$phase" in
     build) phase_build ;;
     models) phase_models ;;
     bench) phase_bench ;;
+    kv) phase_kv ;;
     batched) phase_batched ;;
     serve) phase_serve ;;
     speculative) phase_speculative ;;

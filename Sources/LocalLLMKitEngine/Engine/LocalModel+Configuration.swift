@@ -79,6 +79,13 @@ extension LocalModel {
         public var projector: Projector
         /// How much media one request may carry (see ``MediaAttachment/Limits``).
         public var mediaLimits: MediaAttachment.Limits
+        /// The number format of the KV cache's keys (see ``CacheType``); `f16` by default.
+        public var keyCacheType: CacheType
+        /// The number format of the KV cache's values (see ``CacheType``); `f16` by default. A
+        /// quantized one needs ``flashAttention`` other than `.off`.
+        public var valueCacheType: CacheType
+        /// Whether attention runs fused (see ``FlashAttention``); `.auto` by default.
+        public var flashAttention: FlashAttention
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -99,7 +106,10 @@ extension LocalModel {
             rpcServers: [String] = [],
             tensorSplit: [Double]? = nil,
             projector: Projector = .automatic,
-            mediaLimits: MediaAttachment.Limits = .default
+            mediaLimits: MediaAttachment.Limits = .default,
+            keyCacheType: CacheType = .f16,
+            valueCacheType: CacheType = .f16,
+            flashAttention: FlashAttention = .auto
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -119,6 +129,9 @@ extension LocalModel {
             self.tensorSplit = tensorSplit
             self.projector = projector
             self.mediaLimits = mediaLimits
+            self.keyCacheType = keyCacheType
+            self.valueCacheType = valueCacheType
+            self.flashAttention = flashAttention
         }
 
         /// Whether the CPU repacks weights (see ``repacksWeights``).
@@ -188,6 +201,7 @@ extension LocalModel {
             if !(0...(1 << 20)).contains(maximumQueuedRequests) {
                 throw fail("maximumQueuedRequests", "\(maximumQueuedRequests) is not between 0 and \(1 << 20)")
             }
+            try validateCacheTypes()
             try speculation.validate()
             try memoryFit?.validate()
             try validateDevices()

@@ -31,6 +31,9 @@ extension LocalModel.Configuration {
         parameters.n_threads_batch = Int32(clamping: threads)
         parameters.no_perf = false
         parameters.swa_full = fullSlidingWindowCache
+        parameters.type_k = keyCacheType.ggmlType
+        parameters.type_v = valueCacheType.ggmlType
+        parameters.flash_attn_type = flashAttention.llamaType
         return parameters
     }
 }

@@ -128,6 +128,7 @@ public actor LocalModel {
             // Values that pass ggml's reader can still abort llama.cpp: check them first
             // (for a split model, against the tensors of all its parts).
             try file.checkLoadability()
+            try configuration.validateCacheTypes(for: file)
             var resolved = configuration
             resolved.speculation = try configuration.speculation.resolved(for: file)
             return (file, resolved)
@@ -175,6 +176,7 @@ public actor LocalModel {
         return try await Task.detached {
             let file = try GGUFFile(modelAt: url)
             try file.checkLoadability()
+            try configuration.validateCacheTypes(for: file)
             var resolved = configuration
             resolved.speculation = try configuration.speculation.resolved(for: file)
             return try MemoryPlanner.plan(file: file, configuration: resolved, fit: configuration.memoryFit ?? .automatic)

@@ -45,6 +45,7 @@ struct MemoryPlanCache {
             "\(configuration.batchSize)/\(configuration.microBatchSize)", "\(configuration.usesFullSlidingWindowCache)",
             "\(configuration.repacksWeightsInEffect)", "\(configuration.speculation.source == .multiTokenPrediction)",
             "\(fit.margin)", "\(fit.minimumContextLength)",
+            "\(configuration.keyCacheType.rawValue)/\(configuration.valueCacheType.rawValue)/\(configuration.flashAttention.rawValue)",
         ]
         return "\(fingerprint.headerDigest)/\(fingerprint.fileSize) \(hardware) \(settings.joined(separator: " "))"
     }
