@@ -86,6 +86,8 @@ extension ModelServer {
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.detokenize(exchange) }
         case "/v1/apply-template":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.applyTemplate(exchange) }
+        case "/v1/rerank", "/v1/reranking":
+            return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.rerank(exchange) }
         case "/v1/embeddings":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.embeddings(exchange) }
         case "/v1/models/unload":

@@ -5,8 +5,9 @@ import Synchronization
 /// An OpenAI-compatible HTTP server over local models: `POST /v1/chat/completions` (streaming,
 /// tools, structured output), `POST /v1/completions`, `POST /v1/embeddings`, `GET /v1/models`,
 /// `GET /v1/ps` (the models loaded now), `POST /v1/models/unload` (unload one now), `GET /health` and `GET /metrics`,
-/// llama-server's `POST /tokenize`, `/detokenize` and `/apply-template`, and Anthropic's
-/// `POST /v1/messages` and `/v1/messages/count_tokens`. Any OpenAI or Anthropic client library can use it; it is what
+/// llama-server's `POST /tokenize`, `/detokenize`, `/apply-template` and `/v1/rerank` (for a
+/// reranker), Anthropic's `POST /v1/messages` and `/v1/messages/count_tokens`, and Ollama's
+/// `/api/…` endpoints. Any OpenAI, Anthropic or Ollama client library can use it; it is what
 /// `llmkit serve` runs. An embedding model (BERT) answers `/v1/embeddings` only; its
 /// completions get a 400 that says so.
 ///

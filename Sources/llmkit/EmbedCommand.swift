@@ -112,8 +112,13 @@ enum EmbedCommand {
 
     /// The TEXT arguments, or stdin's lines (without TEXT, or for `-`).
     static func inputTexts(_ arguments: ParsedArguments) throws -> [String] {
-        if !arguments.positionals.isEmpty, arguments.positionals != ["-"] { return arguments.positionals }
-        guard arguments.positionals == ["-"] || !Console.inputIsTerminal else {
+        try inputTexts(positionals: arguments.positionals)
+    }
+
+    /// `positionals`, or without any (or with `-`) the lines of stdin.
+    static func inputTexts(positionals: [String]) throws -> [String] {
+        if !positionals.isEmpty, positionals != ["-"] { return positionals }
+        guard positionals == ["-"] || !Console.inputIsTerminal else {
             throw UsageError(message: "give TEXT, or pipe one text per line to stdin")
         }
         let data = FileHandle.standardInput.readDataToEndOfFile()

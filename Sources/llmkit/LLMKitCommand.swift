@@ -4,7 +4,7 @@ import LocalLLMKit
 /// The `llmkit` command-line tool: a thin layer over LocalLLMKit.
 @main
 enum LLMKitCommand {
-    static let usage = "usage: llmkit <run|chat|prompt|embed|info|fit|bench|serve|ps|stop|rpc-server|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
+    static let usage = "usage: llmkit <run|chat|prompt|embed|rerank|info|fit|bench|serve|ps|stop|rpc-server|pull|list|show|rm|import|completion> [options]   (llmkit help <command> for details)"
 
     /// The commands in the overview's order, with the line it shows for each.
     static let overview: [(name: String, summary: String)] = [
@@ -12,6 +12,7 @@ enum LLMKitCommand {
         ("chat", "a conversation: interactive, or one message per line from stdin"),
         ("prompt", "print the prompt text a chat template renders for a list of messages"),
         ("embed", "print sentence vectors (JSONL) of texts or stdin lines, with an embedding model"),
+        ("rerank", "score documents against a query with a reranker, best first"),
         ("info", "show a GGUF file's metadata without loading its weights"),
         ("fit", "plan how a model fits this machine's memory: context, GPU layers, memory per device"),
         ("bench", "measure prompt and generation throughput (llama-bench's method)"),
@@ -53,7 +54,7 @@ enum LLMKitCommand {
     static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
         ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
-        EmbedCommand.spec, FitCommand.spec, PsCommand.spec, StopCommand.spec, RPCServerCommand.spec,
+        EmbedCommand.spec, RerankCommand.spec, FitCommand.spec, PsCommand.spec, StopCommand.spec, RPCServerCommand.spec,
     ].map { ($0.name, $0) })
 
     /// Other names of commands, as other tools spell them (Ollama's `ls`).
@@ -111,6 +112,7 @@ enum LLMKitCommand {
             case CompletionCommand.spec.name: return try await CompletionCommand.run(parsed)
             case ServeCommand.spec.name: return try await ServeCommand.run(parsed)
             case EmbedCommand.spec.name: return try await EmbedCommand.run(parsed)
+            case RerankCommand.spec.name: return try await RerankCommand.run(parsed)
             case FitCommand.spec.name: return try await FitCommand.run(parsed)
             case PsCommand.spec.name: return try await PsCommand.run(parsed)
             case StopCommand.spec.name: return try await StopCommand.run(parsed)

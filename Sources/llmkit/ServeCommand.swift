@@ -15,8 +15,8 @@ enum ServeCommand {
         /tokenize, /detokenize and /apply-template, Anthropic's POST /v1/messages (and
         /v1/messages/count_tokens; the key also as x-api-key), and Ollama's /api/chat,
         /api/generate, /api/embed, /api/embeddings, /api/tags, /api/show, /api/ps, /api/version,
-        /api/pull, /api/copy and /api/delete. An embedding model (all-MiniLM-L6-v2) serves
-        /v1/embeddings only. Besides the --model models, a request may name any model of the
+        /api/pull, /api/copy and /api/delete, and POST /v1/rerank (for a reranker: llama-server's
+        Jina/Cohere shape). An embedding model (all-MiniLM-L6-v2) serves /v1/embeddings only. Besides the --model models, a request may name any model of the
         library (`llmkit list`), loaded when needed. A server of one --model answers with it
         whatever other model name a client sends.
         Any OpenAI client works with base URL http://HOST:PORT/v1. Requests run together on

@@ -17,6 +17,8 @@ package final class EmbeddingContext: @unchecked Sendable {
         case cls = 2
         /// The last token's vector (decoder models).
         case last = 3
+        /// A query–document pair's scores from the model's classification head (a reranker).
+        case rank = 4
     }
 
     private let pointer: OpaquePointer
@@ -53,7 +55,8 @@ package final class EmbeddingContext: @unchecked Sendable {
     ///     text in one micro-batch (llama.cpp asserts `causal_attn || n_ubatch >= n_tokens`).
     ///   - textCapacity: the longest text, in tokens.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
-    package init(model: ModelHandle, pooling: Pooling, causal: Bool, textCapacity: Int, threads: Int) throws {
+    package init(model: ModelHandle, pooling: Pooling, causal: Bool, textCapacity: Int, threads: Int,
+                 flashAttention: LocalModel.Configuration.FlashAttention = .auto) throws {
         let unit = LocalModel.embeddingBatchTokens
         var parameters = llama_context_default_params()
         parameters.embeddings = true
@@ -70,6 +73,7 @@ package final class EmbeddingContext: @unchecked Sendable {
         // One cache for all texts of a unit, each its own sequence (llama-embedding's defaults).
         parameters.n_seq_max = UInt32(min(256, llama_max_parallel_sequences()))
         parameters.kv_unified = true
+        parameters.flash_attn_type = flashAttention.llamaType
         parameters.n_threads = Int32(threads)
         parameters.n_threads_batch = Int32(threads)
         let context = try LlamaRuntime.makeContext(model: model, parameters: parameters,
@@ -82,7 +86,8 @@ package final class EmbeddingContext: @unchecked Sendable {
         self.unitCapacity = Int(min(llama_n_batch(context), llama_n_ubatch(context)))
         self.textCapacity = causal ? textCapacity : unitCapacity
         self.sequenceCapacity = Int(llama_n_seq_max(context))
-        self.dimensions = Int(poolsTokens ? llama_model_n_embd(model.pointer) : llama_model_n_embd_out(model.pointer))
+        self.dimensions = pooling == .rank ? Int(llama_model_n_cls_out(model.pointer))
+            : Int(poolsTokens ? llama_model_n_embd(model.pointer) : llama_model_n_embd_out(model.pointer))
         self.hasMemory = llama_get_memory(context) != nil
         self.batch = llama_batch_init(Int32(self.unitCapacity), 0, 1)
         self.threadPool = CPUThreadPool(threads: threads)

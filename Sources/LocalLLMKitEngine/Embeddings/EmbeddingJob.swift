@@ -85,7 +85,7 @@ package struct EmbeddingJob {
                 case .mean:
                     if partial.isEmpty { partial = [Double](repeating: 0, count: vector.count) }
                     for index in vector.indices { partial[index] += Double(vector[index]) }
-                case .cls, .last:
+                case .cls, .last, .rank:
                     partial = vector.map(Double.init)
                 }
             }
@@ -110,7 +110,7 @@ package struct EmbeddingJob {
         switch pooling {
         case .mean: return 0..<span.count
         case .cls: return span.start == 0 ? 0..<1 : 0..<0
-        case .last: return span.finishes ? (span.count - 1)..<span.count : 0..<0
+        case .last, .rank: return span.finishes ? (span.count - 1)..<span.count : 0..<0
         }
     }
 }

@@ -49,6 +49,19 @@ extension LocalModel {
         let context = try embeddingContext(pooling)
         let (inputs, truncated) = try embeddingInputs(texts, limit: min(embeddingInputLimit, context.textCapacity),
                                                       truncates: options.truncates)
+        let (job, decoding) = try await decode(inputs, on: context)
+        let vectors = options.normalizes ? job.vectors.map(Self.normalized) : job.vectors
+        return Embeddings(vectors: vectors, dimensions: context.dimensions, pooling: Pooling(pooling),
+                          isNormalized: options.normalizes, tokenCounts: inputs.map(\.count),
+                          truncatedIndices: truncated, decodeCount: job.unitCount, duration: clock.now - start,
+                          decodingDuration: decoding)
+    }
+
+    /// Decodes `inputs` on `context` in turn with other embedding requests, in units that give way
+    /// to generation; returns the finished job and the time spent decoding.
+    /// - Throws: ``LocalModel/Error/busy(queuedRequests:)``, `CancellationError`, or a decode's error.
+    func decode(_ inputs: [[Token]], on context: EmbeddingContext) async throws -> (EmbeddingJob, Duration) {
+        let clock = ContinuousClock()
         try await takeEmbeddingTurn()
         defer { finishEmbeddingTurn() }
         let flag = CancellationFlag()
@@ -75,11 +88,7 @@ extension LocalModel {
         } onCancel: {
             flag.raise()
         }
-        let vectors = options.normalizes ? job.vectors.map(Self.normalized) : job.vectors
-        return Embeddings(vectors: vectors, dimensions: context.dimensions, pooling: Pooling(pooling),
-                          isNormalized: options.normalizes, tokenCounts: inputs.map(\.count),
-                          truncatedIndices: truncated, decodeCount: job.unitCount, duration: clock.now - start,
-                          decodingDuration: decoding)
+        return (job, decoding)
     }
 
     /// Whether a generation request is running or on its way to the model, read while a unit decodes.
@@ -194,14 +203,15 @@ extension LocalModel {
     package static let embeddingBatchTokens = 512
 
     /// The model's embedding context for `pooling`, created on first use.
-    private func embeddingContext(_ pooling: EmbeddingContext.Pooling) throws -> EmbeddingContext {
+    func embeddingContext(_ pooling: EmbeddingContext.Pooling) throws -> EmbeddingContext {
         if let context = embeddingContexts[pooling] { return context }
         let threads = configuration.effectiveThreads
         guard (1...1024).contains(threads) else {
             throw LocalModel.Error.invalidOption(name: "threads", reason: "\(threads) is not between 1 and 1024")
         }
         let context = try EmbeddingContext(model: handle, pooling: pooling, causal: isCausal,
-                                           textCapacity: embeddingInputLimit, threads: threads)
+                                           textCapacity: embeddingInputLimit, threads: threads,
+                                           flashAttention: configuration.flashAttention)
         embeddingContexts[pooling] = context
         return context
     }

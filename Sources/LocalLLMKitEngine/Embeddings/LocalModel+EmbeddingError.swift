@@ -16,6 +16,9 @@ extension LocalModel {
         case unsupportedPooling(path: String, key: String, value: String, reason: String)
         /// The model at `path` cannot embed at all; `reason` says why.
         case unsupportedModel(path: String, reason: String)
+        /// The model at `path` cannot score query–document pairs (``LocalModel/rank(query:documents:)``):
+        /// it has no ranking head, or is a kind of reranker that is not run; `reason` says which.
+        case cannotRank(path: String, reason: String)
     }
 }
 
@@ -33,6 +36,8 @@ extension LocalModel.EmbeddingError: LocalizedError {
             return "model \(path) has no usable pooling: \(key) = \(value): \(reason); choose a pooling explicitly"
         case .unsupportedModel(let path, let reason):
             return "model \(path) cannot embed text: \(reason)"
+        case .cannotRank(let path, let reason):
+            return "model \(path) cannot rank documents: \(reason)"
         }
     }
 }

@@ -25,7 +25,7 @@ extension LocalModel {
         switch value.intValue {
         case 0?: return isCausal ? .last : .mean       // LLAMA_POOLING_TYPE_NONE: per-token vectors
         case let number? where number >= 1 && number <= 3: return EmbeddingContext.Pooling(rawValue: Int32(number))!
-        case 4?: throw refuse("rank pooling scores query and document pairs (a reranker), which LocalLLMKit does not run")
+        case 4?: throw refuse("rank pooling scores query and document pairs: this is a reranker, which rank(query:documents:) runs")
         default: throw refuse("not one of llama.cpp's pooling types (0 none, 1 mean, 2 cls, 3 last, 4 rank); llama.cpp would abort on it")
         }
     }
@@ -38,6 +38,7 @@ extension LocalModel.Pooling {
         case .mean: self = .mean
         case .cls: self = .cls
         case .last: self = .last
+        case .rank: self = .automatic       // the model's own pooling: only rank(query:documents:) uses it
         }
     }
 }

@@ -1,4 +1,5 @@
 import CLlama
+import Foundation
 
 /// The model's tokenizer: text to tokens and back, through llama.cpp.
 package struct Tokenizer: Sendable {
@@ -15,6 +16,28 @@ package struct Tokenizer: Sendable {
     /// Whether tokenizing with special tokens closes the text with an end or separator token
     /// (BERT's `[SEP]`).
     package var addsClosingToken: Bool { llama_vocab_get_add_eos(vocabulary) || llama_vocab_get_add_sep(vocabulary) }
+
+    /// The tokens of a query–document pair for a reranker, as llama-server's `/rerank` makes
+    /// them: the model's rerank template (`tokenizer.chat_template.rerank`, with `{query}` and
+    /// `{document}`) when it has one, else the start token, the query, the end token (or the
+    /// separator), the separator, the document and the end token, each where the model adds it.
+    /// User text is never parsed for special tokens outside a template.
+    package func rankingPair(query: String, document: String, template: String?) throws -> [Int32] {
+        if let template {
+            let prompt = template.replacingOccurrences(of: "{query}", with: query).replacingOccurrences(of: "{document}", with: document)
+            return try tokenize(prompt, addSpecial: false, parseSpecial: true)
+        }
+        var end = llama_vocab_eos(vocabulary)
+        if end == LLAMA_TOKEN_NULL { end = llama_vocab_sep(vocabulary) }
+        let (addsEnd, addsSeparator) = (llama_vocab_get_add_eos(vocabulary), llama_vocab_get_add_sep(vocabulary))
+        var tokens: [Int32] = addsBeginningOfSequence ? [llama_vocab_bos(vocabulary)] : []
+        tokens += try tokenize(query, addSpecial: false, parseSpecial: false)
+        if addsEnd { tokens.append(end) }
+        if addsSeparator { tokens.append(llama_vocab_sep(vocabulary)) }
+        tokens += try tokenize(document, addSpecial: false, parseSpecial: false)
+        if addsEnd { tokens.append(end) }
+        return tokens
+    }
 
     /// Whether `token` ends generation (end of sequence, end of turn…).
     package func isEndOfGeneration(_ token: Int32) -> Bool { llama_vocab_is_eog(vocabulary, token) }

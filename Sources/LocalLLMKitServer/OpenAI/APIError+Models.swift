@@ -25,6 +25,8 @@ extension APIError {
                             param: "model", code: "model_not_supported")
         case .unsupportedModel(_, let reason):
             return .invalid("\(name(id)) cannot embed text: \(reason).", param: "model", code: "model_not_supported")
+        case .cannotRank(_, let reason):
+            return .invalid("\(name(id)) cannot rank documents: \(reason).", param: "model", code: "model_not_supported")
         }
     }
 

@@ -33,6 +33,11 @@ enum ReferenceModel {
         try cached("embedding.gguf")
     }
 
+    /// MiniLM with a seeded-random ranking head (scripts/synth-reranker-model): the reranker of the tests.
+    static func rerankerURL() throws -> URL {
+        try cached("synthetic-minilm-reranker.gguf")
+    }
+
     /// The default chat model, SmolLM2-135M-Instruct: a small decoder to embed with.
     static func chatURL() throws -> URL {
         try cached("default.gguf")
