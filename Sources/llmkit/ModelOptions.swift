@@ -5,7 +5,7 @@ import LocalLLMKit
 enum ModelOptions {
     /// The value options it adds to a command.
     static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers", "--rpc", "--tensor-split",
-                                            "--cache-type-k", "--cache-type-v", "--flash-attn"]
+                                            "--cache-type-k", "--cache-type-v", "--flash-attn", "--lora", "--lora-scaled"]
     /// Spellings that only some commands have: none; the short ones (`-m`, `-t`, `-c`, `-ngl`)
     /// and llama.cpp's (`--ctx-size`, `--n-gpu-layers`) are in ``FlagAliases/table``.
     static let aliases: [String: String] = [:]
@@ -39,6 +39,8 @@ enum ModelOptions {
                            the memory), q4_0, q4_1, iq4_nl, q5_0, q5_1, bf16, f32; also --cache-type-v
                            (-ctv) for values, where a quantized type needs flash attention
       -fa, --flash-attn on|off|auto  fused attention (default auto: where the devices support it)
+      --lora FILE,…        LoRA adapters applied over the weights (llama.cpp's --lora); --lora-scaled
+                           FILE:SCALE,… at a scale of their own (default 1; 0 leaves the model as is)
     """
 
     /// The model file: `--model`, else `$LLMKIT_MODEL`, else the default model.
@@ -101,8 +103,28 @@ enum ModelOptions {
         configuration.rpcServers = try rpcServers(arguments)
         configuration.tensorSplit = try tensorSplit(arguments)
         try configureCache(&configuration, arguments)
+        configuration.adapters = try adapters(arguments)
         try MediaFlags.configure(&configuration, arguments)
         return configuration
+    }
+
+    /// `--lora FILE,…` (scale 1) and `--lora-scaled FILE:SCALE,…`, as llama.cpp takes them.
+    static func adapters(_ arguments: ParsedArguments) throws -> [LocalModel.Configuration.Adapter] {
+        var adapters: [LocalModel.Configuration.Adapter] = []
+        for value in arguments.allValues("--lora") {
+            for path in value.split(separator: ",").map(String.init) where !path.isEmpty {
+                adapters.append(.init(url: URL(filePath: path), scale: 1))
+            }
+        }
+        for value in arguments.allValues("--lora-scaled") {
+            for item in value.split(separator: ",").map(String.init) where !item.isEmpty {
+                guard let colon = item.lastIndex(of: ":"), let scale = Float(item[item.index(after: colon)...]), scale.isFinite else {
+                    throw UsageError(message: "--lora-scaled takes FILE:SCALE (a finite number), not \(item)")
+                }
+                adapters.append(.init(url: URL(filePath: String(item[..<colon])), scale: scale))
+            }
+        }
+        return adapters
     }
 
     /// `--cache-type-k`, `--cache-type-v` and `--flash-attn` (also llama-bench's `1` and `0`).

@@ -80,7 +80,7 @@ enum ServeCommand {
         """,
         valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
                        "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split", "--mmproj",
-                       "--alias", "--chat-template", "--cache-type-k", "--cache-type-v", "--flash-attn"]),
+                       "--alias", "--chat-template", "--cache-type-k", "--cache-type-v", "--flash-attn", "--lora", "--lora-scaled"]),
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
                                                           "--insecure-no-auth", "--no-mmproj", "--allow-image-urls",
                                                           "--allow-local-network", "--no-library", "--no-library-changes"]),

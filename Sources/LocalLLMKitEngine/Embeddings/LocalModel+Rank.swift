@@ -27,7 +27,7 @@ extension LocalModel {
     /// reranker, such as a BERT with a classification head) and orders them, best first.
     ///
     /// ```swift
-    /// let ranking = try await reranker.rank(query: "What do pandas eat?", documents: ["Bamboo.", "Paris is in France."])
+    /// let ranking = try await model.rank(query: "What do pandas eat?", documents: ["Bamboo.", "Paris is in France."])
     /// print(ranking.documents.first?.index ?? 0, ranking.scores)
     /// ```
     ///

@@ -86,6 +86,9 @@ extension LocalModel {
         public var valueCacheType: CacheType
         /// Whether attention runs fused (see ``FlashAttention``); `.auto` by default.
         public var flashAttention: FlashAttention
+        /// LoRA adapters applied over the weights, each at its scale (see ``Adapter``); checked
+        /// against the model before llama.cpp reads them.
+        public var adapters: [Adapter]
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -109,7 +112,8 @@ extension LocalModel {
             mediaLimits: MediaAttachment.Limits = .default,
             keyCacheType: CacheType = .f16,
             valueCacheType: CacheType = .f16,
-            flashAttention: FlashAttention = .auto
+            flashAttention: FlashAttention = .auto,
+            adapters: [Adapter] = []
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -132,6 +136,7 @@ extension LocalModel {
             self.keyCacheType = keyCacheType
             self.valueCacheType = valueCacheType
             self.flashAttention = flashAttention
+            self.adapters = adapters
         }
 
         /// Whether the CPU repacks weights (see ``repacksWeights``).
@@ -202,6 +207,9 @@ extension LocalModel {
                 throw fail("maximumQueuedRequests", "\(maximumQueuedRequests) is not between 0 and \(1 << 20)")
             }
             try validateCacheTypes()
+            for (index, adapter) in adapters.enumerated() where !adapter.scale.isFinite {
+                throw fail("adapters[\(index)].scale", "\(adapter.scale) is not a finite number")
+            }
             try speculation.validate()
             try memoryFit?.validate()
             try validateDevices()

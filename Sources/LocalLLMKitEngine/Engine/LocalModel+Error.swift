@@ -30,6 +30,9 @@ extension LocalModel {
         /// A configuration or generation option has a value that cannot work; `name` is the
         /// option's property path, such as `sampling.topP`.
         case invalidOption(name: String, reason: String)
+        /// The LoRA adapter at `path` cannot apply to the model (``LocalModel/Configuration/adapters``):
+        /// not an adapter, another architecture, shapes that do not fit, a NaN alpha…; `reason` says which.
+        case invalidAdapter(path: String, reason: String)
         /// The prompt has `tokens` tokens but at most `limit` fit in the context
         /// once room for the answer is reserved.
         case promptTooLong(tokens: Int, limit: Int)
@@ -99,6 +102,8 @@ extension LocalModel.Error: LocalizedError {
             return "model \(path) cannot generate text: \(reason)"
         case .invalidOption(let name, let reason):
             return "invalid value for \(name): \(reason)"
+        case .invalidAdapter(let path, let reason):
+            return "cannot apply the adapter \(path): \(reason)"
         case .promptTooLong(let tokens, let limit):
             return "prompt too long: \(tokens) tokens, but at most \(max(limit, 0)) fit in the context with room for the answer"
         case .responseLengthExceedsContext(let maximumResponseTokens, let contextLength):

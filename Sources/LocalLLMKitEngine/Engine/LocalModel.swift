@@ -129,6 +129,7 @@ public actor LocalModel {
             // (for a split model, against the tensors of all its parts).
             try file.checkLoadability()
             try configuration.validateCacheTypes(for: file)
+            for adapter in configuration.adapters { try checkAdapter(adapter, for: file) }   // before gigabytes are read
             var resolved = configuration
             resolved.speculation = try configuration.speculation.resolved(for: file)
             return (file, resolved)
@@ -245,7 +246,9 @@ public actor LocalModel {
         let file = try GGUFFile(modelAt: url)
         try file.checkLoadability()
         if let reason = file.generationProblem { throw LocalModel.Error.cannotGenerate(path: url.path, reason: reason) }
-        let draft = try loadWeights(file: file, configuration: configuration)
+        var draftConfiguration = configuration
+        draftConfiguration.adapters = []                  // the target's fine-tune, not the draft's
+        let draft = try loadWeights(file: file, configuration: draftConfiguration)
         if let reason = Speculator.vocabularyMismatch(target: target, draft: draft) {
             throw LocalModel.Error.incompatibleDraftModel(path: url.path, reason: reason)
         }
@@ -274,7 +277,9 @@ public actor LocalModel {
         guard let model else {
             throw LocalModel.Error.modelLoadFailed(path: url.path, reason: errors.summary ?? "llama.cpp could not load it")
         }
-        return ModelHandle(pointer: model, remoteLinks: links)
+        let handle = ModelHandle(pointer: model, remoteLinks: links)
+        try loadAdapters(configuration.adapters, onto: handle, file: file)
+        return handle
     }
 
     /// The scheduler over the model's shared context, created on first use.

@@ -20,6 +20,10 @@ package final class ModelHandle: @unchecked Sendable {
         helper.map { Int32(llmkit_helper_pid($0)) }
     }
 
+    /// The LoRA adapters applied to every context of the model, with their scales; set once,
+    /// right after the load and before the handle is shared (``LocalModel/Configuration/adapters``).
+    package var adapters: [(pointer: OpaquePointer, scale: Float)] = []
+
     /// The RPC servers holding some of its layers (``LocalModel/Configuration/rpcServers``).
     package let remoteLinks: [RemoteDeviceLink]
 
