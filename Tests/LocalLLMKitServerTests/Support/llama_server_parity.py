@@ -90,12 +90,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_llama_server(executable: str, model: str, log) -> tuple[subprocess.Popen, str]:
+def start_llama_server(executable: str, model: str, log, arguments: list[str] | None = None) -> tuple[subprocess.Popen, str]:
+    """Starts llama-server on a free port with `arguments` (by default: a 2048-token context, one
+    slot, Jinja templates, 2 threads, weights not repacked) and waits until it is healthy."""
     port = free_port()
     # --no-repack: llmkit keeps the file's weight layout (LocalModel.Configuration.repacksWeights),
     # and repacked weights round differently.
-    process = subprocess.Popen([executable, "-m", model, "--host", "127.0.0.1", "--port", str(port), "-c", "2048",
-                                "-np", "1", "--jinja", "-t", "2", "--no-repack"], stdout=log, stderr=subprocess.STDOUT)
+    arguments = arguments if arguments is not None else ["-c", "2048", "-np", "1", "--jinja", "-t", "2", "--no-repack"]
+    process = subprocess.Popen([executable, "-m", model, "--host", "127.0.0.1", "--port", str(port), *arguments],
+                               stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:

@@ -22,15 +22,11 @@ exits 0 only when every check passed.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from llama_server_parity import free_port, post  # noqa: E402
+from llama_server_parity import post, start_llama_server  # noqa: E402
 
 SETS = [
     ("What do giant pandas eat?", ["Giant pandas eat bamboo almost exclusively.", "Paris is the capital of France.",
@@ -50,26 +46,6 @@ SETS = [
 ]
 
 
-def start_reranker(executable: str, model: str, log) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    process = subprocess.Popen([executable, "-m", model, "--host", "127.0.0.1", "--port", str(port), "--reranking",
-                                "-t", "2", "-c", "512", "-ub", "512", "-b", "512"], stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"llama-server exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(base + "/health", timeout=2) as answer:
-                if answer.status == 200:
-                    return process, base
-        except (urllib.error.URLError, ConnectionError, OSError):
-            pass
-        time.sleep(0.2)
-    process.kill()
-    raise SystemExit("llama-server did not become healthy in 120 s")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--base-url", required=True)
@@ -82,7 +58,8 @@ def main() -> int:
     ours = ours[:-3] if ours.endswith("/v1") else ours
     failures, compared, largest, packed_largest = [], 0, 0.0, 0.0
     with tempfile.TemporaryFile() as log:
-        process, theirs = start_reranker(args.llama_server, args.model_file, log)
+        process, theirs = start_llama_server(args.llama_server, args.model_file, log,
+                                             ["--reranking", "-t", "2", "-c", "512", "-ub", "512", "-b", "512"])
         try:
             for query, documents in SETS:
                 for index, document in enumerate(documents):
