@@ -62,9 +62,9 @@ struct CacheTypeTests {
                 return name == (keys.isQuantized ? "keyCacheType" : "valueCacheType") && reason.contains("have 16")
             }
         }
-        // The same model loads and generates with an f16 cache.
+        // The same model loads and runs with an f16 cache (its random weights may end at once).
         let model = try await LocalModel.load(from: url, configuration: .init(contextLength: 64, flashAttention: flashAttention))
         let answer = try await model.complete("a", options: .init(maximumResponseTokens: 2))
-        #expect(answer.statistics.generatedTokens >= 1)
+        #expect(answer.statistics.promptTokens >= 1 && [.endOfText, .maximumTokens].contains(answer.stopReason))
     }
 }
