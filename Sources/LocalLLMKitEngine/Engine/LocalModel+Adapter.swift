@@ -68,12 +68,12 @@ extension LocalModel {
         guard pairs > 0 else { throw refuse("it holds no lora_a and lora_b tensors") }
     }
 
-    /// Loads the configuration's adapters onto `handle` (after ``checkAdapter(_:for:)``).
+    /// Loads the configuration's adapters onto `handle`; ``load(from:configuration:)`` has checked
+    /// each with ``checkAdapter(_:for:)`` before the weights were read.
     /// - Throws: ``LocalModel/Error/invalidAdapter(path:reason:)``.
-    static func loadAdapters(_ adapters: [Configuration.Adapter], onto handle: ModelHandle, file: GGUFFile) throws {
+    static func loadAdapters(_ adapters: [Configuration.Adapter], onto handle: ModelHandle) throws {
         var loaded: [(pointer: OpaquePointer, scale: Float)] = []
         for adapter in adapters {
-            try checkAdapter(adapter, for: file)
             let (pointer, errors) = LlamaLog.collectingErrors { llama_adapter_lora_init(handle.pointer, adapter.url.path) }
             guard let pointer else {
                 throw Error.invalidAdapter(path: adapter.url.path, reason: errors.summary ?? "llama.cpp could not load it")

@@ -278,7 +278,7 @@ public actor LocalModel {
             throw LocalModel.Error.modelLoadFailed(path: url.path, reason: errors.summary ?? "llama.cpp could not load it")
         }
         let handle = ModelHandle(pointer: model, remoteLinks: links)
-        try loadAdapters(configuration.adapters, onto: handle, file: file)
+        try loadAdapters(configuration.adapters, onto: handle)
         return handle
     }
 
