@@ -70,11 +70,15 @@ import Testing
     /// The proof: a chat workload alone, then the same workload beside hostile schema
     /// bursts, decoder-embedding bursts, 300 half-open connections and cross-site requests.
     /// `make test` embeds 4 texts of 400 words a burst; `make soak` the review's 8 of 1,500.
-    @Test("Daemon: a chat workload under abuse completes within 3x its p95 alone, and memory returns")
+    /// Latency under abuse is a measurement, not an assertion (no timed assertions in tests):
+    /// the script reports p95 under abuse against alone, and `make soak` holds it to 3x.
+    @Test("Daemon: a chat workload under abuse completes, attackers are refused, and memory returns")
     func chatUnderAbuse() async throws {
         let model = try await ServerHarness.chatModel(parallel: 4, context: 4096)
         let server = try ServerHarness.serve(["smollm": model])
-        let burst = ServerHarness.soak ? ["--embed-texts", "8", "--embed-words", "1500"] : ["--embed-texts", "4", "--embed-words", "400"]
+        let burst = ServerHarness.soak
+            ? ["--embed-texts", "8", "--embed-words", "1500", "--latency-goal", "3"]
+            : ["--embed-texts", "4", "--embed-words", "400"]
         try await run("abuse", server, ["--embed-model", "smollm", "--timeout", "600"] + burst, timeout: .seconds(1200))
         await server.stop()
     }
