@@ -28,6 +28,10 @@ struct UsageError: Error {
 
 /// The parsed command line of one subcommand.
 struct ParsedArguments {
+    /// Value options that take two arguments, as llama.cpp's do (`--control-vector-layer-range
+    /// 2 20`); their value is the two joined by a comma (also accepted as `--name=2,20`).
+    static let pairOptions: Set<String> = ["--control-vector-layer-range"]
+
     private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
@@ -72,7 +76,12 @@ struct ParsedArguments {
                 if inlineValue != nil { throw UsageError(message: "\(name) takes no value") }
                 flags.insert(name)
             } else if spec.valueOptions.contains(name) {
-                let value = try optionValue(needed: "\(name) needs a value")
+                var value = try optionValue(needed: "\(name) needs a value")
+                if Self.pairOptions.contains(name) && inlineValue == nil {
+                    guard index < arguments.count else { throw UsageError(message: "\(name) needs two values") }
+                    value += "," + arguments[index]
+                    index += 1
+                }
                 if values[name] != nil && !spec.repeatableOptions.contains(name) {
                     throw UsageError(message: "\(name) is given more than once")
                 }

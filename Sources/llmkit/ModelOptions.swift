@@ -5,7 +5,8 @@ import LocalLLMKit
 enum ModelOptions {
     /// The value options it adds to a command.
     static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers", "--rpc", "--tensor-split",
-                                            "--cache-type-k", "--cache-type-v", "--flash-attn", "--lora", "--lora-scaled"]
+                                            "--cache-type-k", "--cache-type-v", "--flash-attn", "--lora", "--lora-scaled",
+                                            "--control-vector", "--control-vector-scaled", "--control-vector-layer-range"]
     /// Spellings that only some commands have: none; the short ones (`-m`, `-t`, `-c`, `-ngl`)
     /// and llama.cpp's (`--ctx-size`, `--n-gpu-layers`) are in ``FlagAliases/table``.
     static let aliases: [String: String] = [:]
@@ -41,6 +42,9 @@ enum ModelOptions {
       -fa, --flash-attn on|off|auto  fused attention (default auto: where the devices support it)
       --lora FILE,…        LoRA adapters applied over the weights (llama.cpp's --lora); --lora-scaled
                            FILE:SCALE,… at a scale of their own (default 1; 0 leaves the model as is)
+      --control-vector FILE,…  control vectors added to the hidden state, summed (llama.cpp's);
+                           --control-vector-scaled FILE:SCALE,… at a scale of their own;
+                           --control-vector-layer-range START END: the layers they steer (default all)
     """
 
     /// The model file: `--model`, else `$LLMKIT_MODEL`, else the default model.
@@ -104,27 +108,45 @@ enum ModelOptions {
         configuration.tensorSplit = try tensorSplit(arguments)
         try configureCache(&configuration, arguments)
         configuration.adapters = try adapters(arguments)
+        try configureControlVectors(&configuration, arguments)
         try MediaFlags.configure(&configuration, arguments)
         return configuration
     }
 
     /// `--lora FILE,…` (scale 1) and `--lora-scaled FILE:SCALE,…`, as llama.cpp takes them.
     static func adapters(_ arguments: ParsedArguments) throws -> [LocalModel.Configuration.Adapter] {
-        var adapters: [LocalModel.Configuration.Adapter] = []
-        for value in arguments.allValues("--lora") {
+        try scaledFiles(arguments, "--lora", "--lora-scaled").map { .init(url: $0.url, scale: $0.scale) }
+    }
+
+    /// `--control-vector FILE,…`, `--control-vector-scaled FILE:SCALE,…` and
+    /// `--control-vector-layer-range START END`, as llama.cpp takes them.
+    static func configureControlVectors(_ configuration: inout LocalModel.Configuration, _ arguments: ParsedArguments) throws {
+        configuration.controlVectors = try scaledFiles(arguments, "--control-vector", "--control-vector-scaled")
+            .map { .init(url: $0.url, scale: $0.scale) }
+        guard let range = try arguments.integerList("--control-vector-layer-range", in: 1...100_000) else { return }
+        guard range.count == 2, range[0] <= range[1] else {
+            throw UsageError(message: "--control-vector-layer-range takes START END, the first layer and the last (START ≤ END)")
+        }
+        configuration.controlVectorLayers = range[0]...range[1]
+    }
+
+    /// The files of `plain` (`FILE,…`, scale 1) and of `scaled` (`FILE:SCALE,…`).
+    private static func scaledFiles(_ arguments: ParsedArguments, _ plain: String, _ scaled: String) throws -> [(url: URL, scale: Float)] {
+        var files: [(url: URL, scale: Float)] = []
+        for value in arguments.allValues(plain) {
             for path in value.split(separator: ",").map(String.init) where !path.isEmpty {
-                adapters.append(.init(url: URL(filePath: path), scale: 1))
+                files.append((URL(filePath: path), 1))
             }
         }
-        for value in arguments.allValues("--lora-scaled") {
+        for value in arguments.allValues(scaled) {
             for item in value.split(separator: ",").map(String.init) where !item.isEmpty {
                 guard let colon = item.lastIndex(of: ":"), let scale = Float(item[item.index(after: colon)...]), scale.isFinite else {
-                    throw UsageError(message: "--lora-scaled takes FILE:SCALE (a finite number), not \(item)")
+                    throw UsageError(message: "\(scaled) takes FILE:SCALE (a finite number), not \(item)")
                 }
-                adapters.append(.init(url: URL(filePath: String(item[..<colon])), scale: scale))
+                files.append((URL(filePath: String(item[..<colon])), scale))
             }
         }
-        return adapters
+        return files
     }
 
     /// `--cache-type-k`, `--cache-type-v` and `--flash-attn` (also llama-bench's `1` and `0`).

@@ -7,14 +7,7 @@ import Testing
 struct AdapterCommandTests {
     /// Writes an adapter for the default model with scripts/synth-lora-adapter and `flags`.
     static func adapter(in folder: ScratchFolder, _ name: String, _ flags: [String] = []) throws -> String {
-        let models = try ReferenceModel.chatURL().deletingLastPathComponent()
-        let script = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../scripts/synth-lora-adapter").standardized
-        let output = folder.path(name)
-        let result = try CommandRunner.run(URL(filePath: "/usr/bin/env"), [
-            "python3", script.path, "--base-model", try ReferenceModel.chatURL().path, "--output", output,
-        ] + flags, environment: ["PYTHONPATH": models.deletingLastPathComponent().appending(path: "python-convert").path])
-        try #require(result.status == 0, "synth-lora-adapter failed: \(result.stderr)")
-        return output
+        try SynthScript.write("synth-lora-adapter", in: folder, name, flags)
     }
 
     @Test("greedy output equals llama-completion's with the adapter at scale 1 and 0.5; scale 0 is the model alone")
@@ -24,17 +17,7 @@ struct AdapterCommandTests {
         let model = try ReferenceModel.chatURL().path, prompt = "The capital of France is"
         var outputs: [String] = []
         for flags in [[], ["--lora", adapter], ["--lora-scaled", "\(adapter):0.5"], ["--lora-scaled", "\(adapter):0"]] {
-            let reference = try CommandRunner.run(CommandRunner.llamaTool("llama-completion"), [
-                "-m", model, "-p", prompt, "-n", "24", "--temp", "0", "-no-cnv", "-t", "2", "-c", "4096", "--no-repack",
-            ] + flags)
-            #expect(reference.status == 0, "llama-completion failed: \(reference.stderr.suffix(500))")
-            let ours = try CommandRunner.llmkit(["run", "--model", model, "--raw", "--temperature", "0", "--max-tokens", "24",
-                                                 "--threads", "2", "--context", "4096"] + flags + [prompt])
-            #expect(ours.status == 0, "llmkit failed: \(ours.stderr)")
-            let continuation = String(reference.stdout.dropFirst(prompt.count))
-            #expect(continuation == ours.stdout + "\n\n" || continuation == ours.stdout + " [end of text]\n\n",
-                    "\(flags): llama-completion \(continuation.debugDescription), llmkit \(ours.stdout.debugDescription)")
-            outputs.append(ours.stdout)
+            outputs.append(try CompletionParity.expectSameText(model: model, prompt: prompt, tokens: 24, flags: flags))
         }
         // The adapter changes the answer, its scale matters, and scale 0 leaves the model as it is.
         #expect(outputs[1] != outputs[0] && outputs[2] != outputs[0] && outputs[1] != outputs[2])

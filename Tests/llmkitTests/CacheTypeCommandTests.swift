@@ -10,21 +10,8 @@ struct CacheTypeCommandTests {
     ])
     func parityWithLlamaCompletion(setting: [String]) throws {
         let (keys, values, flash) = (setting[0], setting[1], setting[2])
-        let model = try ReferenceModel.url().path, prompt = "The history of the city of Paris"
-        let reference = try CommandRunner.run(CommandRunner.llamaTool("llama-completion"), [
-            "-m", model, "-p", prompt, "-n", "48", "--temp", "0", "-no-cnv", "-t", "2", "-c", "4096", "--no-repack",
-            "-ctk", keys, "-ctv", values, "-fa", flash,
-        ])
-        #expect(reference.status == 0, "llama-completion failed: \(reference.stderr.suffix(500))")
-        let ours = try CommandRunner.llmkit(["run", "--model", model, "--raw", "--temperature", "0", "--max-tokens", "48",
-                                             "--threads", "2", "--context", "4096", "-ctk", keys, "--cache-type-v", values,
-                                             "-fa", flash, prompt])
-        #expect(ours.status == 0, "llmkit failed: \(ours.stderr)")
-        #expect(reference.stdout.hasPrefix(prompt))
-        let continuation = String(reference.stdout.dropFirst(prompt.count))
-        #expect(!ours.stdout.isEmpty)
-        #expect(continuation == ours.stdout + "\n\n" || continuation == ours.stdout + " [end of text]\n\n",
-                "llama-completion: \(continuation.debugDescription)\nllmkit: \(ours.stdout.debugDescription)")
+        try CompletionParity.expectSameText(model: try ReferenceModel.url().path, prompt: "The history of the city of Paris",
+                                            flags: ["-ctk", keys, "-ctv", values, "-fa", flash])
     }
 
     @Test("an unknown type, an unknown flash setting and a quantized value cache without flash attention are usage errors")

@@ -14,23 +14,7 @@ struct RunCommandTests {
 
     @Test("greedy output is byte for byte llama-completion's", arguments: parityPrompts)
     func parityWithLlamaCompletion(prompt: String) throws {
-        let model = try ReferenceModel.url().path
-        let tokens = "48"
-        let reference = try CommandRunner.run(
-            CommandRunner.llamaTool("llama-completion"),
-            // llmkit keeps the weights in the file's layout (LocalModel.Configuration.repacksWeights):
-            // llama-completion repacks them unless told not to, and then rounds differently.
-            ["-m", model, "-p", prompt, "-n", tokens, "--temp", "0", "-no-cnv", "-t", "2", "-c", "4096", "--no-repack"])
-        #expect(reference.status == 0, "llama-completion failed: \(reference.stderr.suffix(500))")
-        let ours = try CommandRunner.llmkit(["run", "--model", model, "--raw", "--temperature", "0",
-                                             "--max-tokens", tokens, "--threads", "2", "--context", "4096", prompt])
-        #expect(ours.status == 0, "llmkit failed: \(ours.stderr)")
-        // llama-completion echoes the prompt, then the completion, then "\n\n" (or " [end of text]\n\n").
-        #expect(reference.stdout.hasPrefix(prompt))
-        let continuation = String(reference.stdout.dropFirst(prompt.count))
-        #expect(!ours.stdout.isEmpty)
-        #expect(continuation == ours.stdout + "\n\n" || continuation == ours.stdout + " [end of text]\n\n",
-                "llama-completion: \(continuation.debugDescription)\nllmkit: \(ours.stdout.debugDescription)")
+        try CompletionParity.expectSameText(model: try ReferenceModel.url().path, prompt: prompt)
     }
 
     @Test("--raw prints only the generated text, and llama.cpp stays silent")

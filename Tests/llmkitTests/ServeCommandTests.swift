@@ -68,7 +68,7 @@ import Testing
     @Test("serve --keep-alive unloads an idle model and loads it again for the next request; llmkit ps lists what is loaded")
     func keepAliveAndPs() throws {
         let smol = try ReferenceModel.chatURL().path, mtp = try ReferenceModel.multiTokenPredictionURL().path
-        let (process, reader, base) = try start(["--model", "smol=\(smol)", "--model", "mtp=\(mtp)", "--context", "512",
+        let (process, _, base) = try start(["--model", "smol=\(smol)", "--model", "mtp=\(mtp)", "--context", "512",
                                                  "--keep-alive", "2", "--api-key", "k-9"])
         defer { kill(process.processIdentifier, SIGKILL) }
         let ps = { try CommandRunner.llmkit(["ps", "--url", base.absoluteString, "--api-key", "k-9", "--json"]) }

@@ -40,6 +40,10 @@ package enum LlamaRuntime {
                 throw LocalModel.Error.contextCreationFailed(reason: "llama.cpp could not apply the LoRA adapters to the context")
             }
         }
+        if let steering = model.steering, !steering.apply(to: context) {
+            freeContext(context)
+            throw LocalModel.Error.contextCreationFailed(reason: "llama.cpp could not apply the control vectors to the context")
+        }
         return context
     }
 

@@ -89,6 +89,12 @@ extension LocalModel {
         /// LoRA adapters applied over the weights, each at its scale (see ``Adapter``); checked
         /// against the model before llama.cpp reads them.
         public var adapters: [Adapter]
+        /// Control vectors added to the hidden state, each at its scale and summed (see
+        /// ``ControlVector``); checked against the model before its weights are read.
+        public var controlVectors: [ControlVector]
+        /// The layers the control vectors steer, both ends included (llama.cpp's
+        /// `--control-vector-layer-range`); nil: every layer from 1.
+        public var controlVectorLayers: ClosedRange<Int>?
 
         /// Creates a configuration; every argument has a default.
         public init(
@@ -113,7 +119,9 @@ extension LocalModel {
             keyCacheType: CacheType = .f16,
             valueCacheType: CacheType = .f16,
             flashAttention: FlashAttention = .auto,
-            adapters: [Adapter] = []
+            adapters: [Adapter] = [],
+            controlVectors: [ControlVector] = [],
+            controlVectorLayers: ClosedRange<Int>? = nil
         ) {
             self.contextLength = contextLength
             self.batchSize = batchSize
@@ -137,6 +145,8 @@ extension LocalModel {
             self.valueCacheType = valueCacheType
             self.flashAttention = flashAttention
             self.adapters = adapters
+            self.controlVectors = controlVectors
+            self.controlVectorLayers = controlVectorLayers
         }
 
         /// Whether the CPU repacks weights (see ``repacksWeights``).
@@ -209,6 +219,12 @@ extension LocalModel {
             try validateCacheTypes()
             for (index, adapter) in adapters.enumerated() where !adapter.scale.isFinite {
                 throw fail("adapters[\(index)].scale", "\(adapter.scale) is not a finite number")
+            }
+            for (index, vector) in controlVectors.enumerated() where !vector.scale.isFinite {
+                throw fail("controlVectors[\(index)].scale", "\(vector.scale) is not a finite number")
+            }
+            if let layers = controlVectorLayers, layers.lowerBound < 1 {
+                throw fail("controlVectorLayers", "\(layers.lowerBound)...\(layers.upperBound) starts below layer 1")
             }
             try speculation.validate()
             try memoryFit?.validate()

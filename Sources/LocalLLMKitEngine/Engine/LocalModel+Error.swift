@@ -33,6 +33,9 @@ extension LocalModel {
         /// The LoRA adapter at `path` cannot apply to the model (``LocalModel/Configuration/adapters``):
         /// not an adapter, another architecture, shapes that do not fit, a NaN alpha…; `reason` says which.
         case invalidAdapter(path: String, reason: String)
+        /// The control vector at `path` cannot steer the model (``LocalModel/Configuration/controlVectors``):
+        /// not directions, another width, a layer the model lacks, a NaN…; `reason` says which.
+        case invalidControlVector(path: String, reason: String)
         /// The prompt has `tokens` tokens but at most `limit` fit in the context
         /// once room for the answer is reserved.
         case promptTooLong(tokens: Int, limit: Int)
@@ -104,6 +107,8 @@ extension LocalModel.Error: LocalizedError {
             return "invalid value for \(name): \(reason)"
         case .invalidAdapter(let path, let reason):
             return "cannot apply the adapter \(path): \(reason)"
+        case .invalidControlVector(let path, let reason):
+            return "cannot apply the control vector \(path): \(reason)"
         case .promptTooLong(let tokens, let limit):
             return "prompt too long: \(tokens) tokens, but at most \(max(limit, 0)) fit in the context with room for the answer"
         case .responseLengthExceedsContext(let maximumResponseTokens, let contextLength):

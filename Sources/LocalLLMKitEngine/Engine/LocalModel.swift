@@ -248,6 +248,7 @@ public actor LocalModel {
         if let reason = file.generationProblem { throw LocalModel.Error.cannotGenerate(path: url.path, reason: reason) }
         var draftConfiguration = configuration
         draftConfiguration.adapters = []                  // the target's fine-tune, not the draft's
+        draftConfiguration.controlVectors = []            // the target's steering, sized for its width
         let draft = try loadWeights(file: file, configuration: draftConfiguration)
         if let reason = Speculator.vocabularyMismatch(target: target, draft: draft) {
             throw LocalModel.Error.incompatibleDraftModel(path: url.path, reason: reason)
@@ -257,6 +258,8 @@ public actor LocalModel {
 
     private static func loadWeights(file: GGUFFile, configuration: Configuration) throws -> ModelHandle {
         let url = file.url
+        // Read and checked before the weights are.
+        let steering = try ControlVectorSteering.read(configuration.controlVectors, layers: configuration.controlVectorLayers, for: file)
         let links = try RemoteDeviceLink.connect(to: configuration.rpcServers)
         let (model, errors) = try configuration.withModelParameters(links: links) { parameters in
             LlamaLog.collectingErrors { () -> OpaquePointer? in
@@ -279,6 +282,7 @@ public actor LocalModel {
         }
         let handle = ModelHandle(pointer: model, remoteLinks: links)
         try loadAdapters(configuration.adapters, onto: handle)
+        handle.steering = steering
         return handle
     }
 

@@ -23,6 +23,9 @@ package final class ModelHandle: @unchecked Sendable {
     /// The LoRA adapters applied to every context of the model, with their scales; set once,
     /// right after the load and before the handle is shared (``LocalModel/Configuration/adapters``).
     package var adapters: [(pointer: OpaquePointer, scale: Float)] = []
+    /// The control vectors added in every context of the model; set once, like ``adapters``
+    /// (``LocalModel/Configuration/controlVectors``).
+    package var steering: ControlVectorSteering?
 
     /// The RPC servers holding some of its layers (``LocalModel/Configuration/rpcServers``).
     package let remoteLinks: [RemoteDeviceLink]

@@ -11,17 +11,7 @@ struct AdapterTests {
     func batchedRequestsAgree() async throws {
         let folder = try TemporaryDirectory()
         let adapter = folder.file("lora.gguf")
-        let models = try ReferenceModel.chatURL().deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["python3", URL(filePath: #filePath).deletingLastPathComponent()
-                                .appending(path: "../../../scripts/synth-lora-adapter").standardized.path,
-                             "--base-model", try ReferenceModel.chatURL().path, "--output", adapter.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            ["PYTHONPATH": models.deletingLastPathComponent().appending(path: "python-convert").path]) { _, new in new }
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        try SyntheticFile.write("synth-lora-adapter", to: adapter)
         let configuration = LocalModel.Configuration(contextLength: 256, parallelSequences: 4, adapters: [.init(url: adapter, scale: 0.5)])
         let model = try await LocalModel.load(from: ReferenceModel.chatURL(), configuration: configuration)
         let plain = try await LocalModel.load(from: ReferenceModel.chatURL(), configuration: .init(contextLength: 256))
