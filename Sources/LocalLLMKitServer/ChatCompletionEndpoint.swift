@@ -20,7 +20,7 @@ extension ModelServer {
             // Messages decoded and tool schemas checked off Swift's shared pool (see RequestBody.parse).
             (request, conversations) = try await BlockingWorkPool.shared.run { [served] in
                 let request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
-                                                        templateThinks: served.template.supportsThinking)
+                                                        adapterCount: served.adapterCount, templateThinks: served.template.supportsThinking)
                 // A conversation replies to one request at a time: one for each choice.
                 let conversations = try (0..<request.parameters.choices).map { _ in
                     try Conversation(model: served.model, tools: request.tools, template: served.template,

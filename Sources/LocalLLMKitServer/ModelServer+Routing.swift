@@ -88,6 +88,10 @@ extension ModelServer {
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.applyTemplate(exchange) }
         case "/v1/rerank", "/v1/reranking":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.rerank(exchange) }
+        case "/v1/lora-adapters":
+            return Route(methods: ["GET", "POST"], needsKey: true) { server, exchange in
+                exchange.method == "POST" ? await server.setAdapters(exchange) : await server.listAdapters(exchange)
+            }
         case "/v1/embeddings":
             return Route(methods: ["POST"], needsKey: true) { server, exchange in await server.embeddings(exchange) }
         case "/v1/models/unload":

@@ -23,6 +23,8 @@ final class ServedEntry: Sendable {
     private let current = Mutex<ServedModel?>(nil)
     /// The reading in progress, shared by the requests that arrive meanwhile, and the model it reads.
     private let reading = Mutex<(task: Task<ServedModel, any Error>, model: LocalModel)?>(nil)
+    /// The adapter scales `POST /lora-adapters` set, kept for the model loaded again after an unload.
+    private let adapterScaleSetting = Mutex<[Float]?>(nil)
 
     /// An id for a model that stays loaded.
     init(id: String, model: LocalModel) throws {
@@ -50,8 +52,38 @@ final class ServedEntry: Sendable {
         created = Int(Date().timeIntervalSince1970)
     }
 
-    /// The served model, loading it if it is not resident.
+    /// The served model, loading it if it is not resident, with the adapter scales `POST
+    /// /lora-adapters` set.
     func resolve() async throws -> ServedModel {
+        let served = try await resolveModel()
+        if let scales = adapterScaleSetting.withLock({ $0 }), await served.model.adapterScales != scales {
+            try await served.model.setAdapterScales(scales)
+        }
+        return served
+    }
+
+    /// The LoRA adapters it is loaded with.
+    var adapters: [LocalModel.Configuration.Adapter] {
+        fixed?.model.configuration.adapters ?? source?.configuration.adapters ?? []
+    }
+
+    /// The scales its adapters generate with now (while it is not loaded: what it will load with).
+    var adapterScales: [Float] {
+        get async {
+            if let scales = adapterScaleSetting.withLock({ $0 }) { return scales }
+            if let loaded { return await loaded.model.adapterScales }
+            return adapters.map(\.scale)
+        }
+    }
+
+    /// Sets the scales of its adapters for the requests that name none, now and after a reload.
+    /// - Throws: what ``LocalModel/setAdapterScales(_:)`` throws.
+    func setAdapterScales(_ scales: [Float]) async throws {
+        if let loaded { try await loaded.model.setAdapterScales(scales) }
+        adapterScaleSetting.withLock { $0 = scales }
+    }
+
+    private func resolveModel() async throws -> ServedModel {
         if let fixed { return fixed }
         guard let source, let residency else { throw APIError.server("model \(id) has no source") }
         let model = try await residency.model(at: source.url, configuration: source.configuration)

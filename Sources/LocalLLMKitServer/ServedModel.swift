@@ -8,6 +8,8 @@ struct ServedModel: Sendable {
     /// The model's chat template (checked once; each chat request starts from it).
     let template: ChatTemplate
     let vocabularySize: Int
+    /// How many LoRA adapters it was loaded with (the ids of llama-server's `lora` lists).
+    var adapterCount: Int { model.configuration.adapters.count }
 
     init(id: String, model: LocalModel, chatTemplate: String? = nil) throws {
         self.id = id

@@ -16,7 +16,7 @@ extension ModelServer {
             try entry.checkGenerates()
             served = try await entry.resolve()
             prompt = try Self.prompt(body)
-            parameters = try GenerationParameters(body, vocabularySize: served.vocabularySize)
+            parameters = try GenerationParameters(body, vocabularySize: served.vocabularySize, adapterCount: served.adapterCount)
             format = try body.grammar().map(OutputFormat.grammar) ?? .text
             if body["suffix"] != nil { throw APIError.invalid("'suffix' is not supported by this server.", param: "suffix") }
         } catch {

@@ -46,8 +46,8 @@ struct RemoteChatRequest {
         return Data(OrderedJSON.object(fields).serialized().utf8)
     }
 
-    /// Length, seed and sampling (every field of ``SamplingWireField/all`` that is set), stops
-    /// and the logit bias.
+    /// Length, seed and sampling (every field of ``SamplingWireField/all`` that is set), stops,
+    /// the logit bias and adapter scales (llama-server's `lora`, which `llmkit serve` reads too).
     private func samplingFields() throws -> [(String, OrderedJSON)] {
         if options.stopsAtBalancedJSON {
             throw LocalModel.Error.invalidOption(name: "stopsAtBalancedJSON",
@@ -67,6 +67,11 @@ struct RemoteChatRequest {
             let biases = sampling.logitBias.sorted { $0.key < $1.key }
                 .map { (String($0.key), OrderedJSON.number($0.value.isFinite ? $0.value : -100)) }
             fields.append(("logit_bias", .object(biases)))
+        }
+        if let scales = options.adapterScales {
+            fields.append(("lora", .array(scales.enumerated().map { index, scale in
+                .object([("id", .integer(index)), ("scale", .number(Double(scale)))])
+            })))
         }
         return fields
     }

@@ -25,19 +25,27 @@ public struct CompletionOptions: Sendable, Equatable {
     /// reports none. The probabilities are the model's own, before the sampling settings, as
     /// llama-server's `logprobs` are.
     public var logProbabilityAlternatives: Int?
+    /// The scale of each of the model's LoRA adapters for this request, one per adapter of
+    /// ``LocalModel/Configuration/adapters`` in that order (0 turns one off); nil: the model's
+    /// scales now (``LocalModel/adapterScales``). Requests with other scales than those decoding
+    /// take turns with them, a step each (llama.cpp applies adapters to a whole batch), and
+    /// reuse only cache that was computed with their own scales.
+    public var adapterScales: [Float]?
 
     /// The most alternatives ``logProbabilityAlternatives`` takes (OpenAI's `top_logprobs` limit).
     public static let maximumLogProbabilityAlternatives = 20
 
     /// Creates options; every argument is optional.
     public init(maximumResponseTokens: Int? = nil, stopSequences: [String] = [], sampling: Sampling = Sampling(),
-                stopsAtBalancedJSON: Bool = false, speculates: Bool = true, logProbabilityAlternatives: Int? = nil) {
+                stopsAtBalancedJSON: Bool = false, speculates: Bool = true, logProbabilityAlternatives: Int? = nil,
+                adapterScales: [Float]? = nil) {
         self.maximumResponseTokens = maximumResponseTokens
         self.stopSequences = stopSequences
         self.sampling = sampling
         self.stopsAtBalancedJSON = stopsAtBalancedJSON
         self.speculates = speculates
         self.logProbabilityAlternatives = logProbabilityAlternatives
+        self.adapterScales = adapterScales
     }
 
     /// Greedy decoding: always the most likely token.
@@ -57,6 +65,9 @@ public struct CompletionOptions: Sendable, Equatable {
         if let alternatives = logProbabilityAlternatives, !(0...Self.maximumLogProbabilityAlternatives).contains(alternatives) {
             throw LocalModel.Error.invalidOption(name: "logProbabilityAlternatives",
                                                  reason: "\(alternatives) is not in 0…\(Self.maximumLogProbabilityAlternatives)")
+        }
+        if let scales = adapterScales, let bad = scales.firstIndex(where: { !$0.isFinite }) {
+            throw LocalModel.Error.invalidOption(name: "adapterScales[\(bad)]", reason: "\(scales[bad]) is not a finite number")
         }
         try sampling.validate()
     }

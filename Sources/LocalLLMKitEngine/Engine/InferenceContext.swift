@@ -23,6 +23,9 @@ package final class InferenceContext: @unchecked Sendable {
     package weak var mirror: InferenceContext?
     /// Read by llama.cpp's abort callback while `llama_decode` runs.
     private let abortCondition = AbortCondition()
+    /// The scale of each of the model's LoRA adapters that decodes use now (see
+    /// ``useAdapterScales(_:)``); the configuration's when the context is made.
+    package private(set) var adapterScales: [Float]
 
     /// Creates a context for `model`.
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
@@ -40,7 +43,21 @@ package final class InferenceContext: @unchecked Sendable {
         self.batch = llama_batch_init(Int32(batchSize), 0, 1)
         self.fullSlidingWindowCache = parameters.swa_full
         self.parameters = parameters
+        self.adapterScales = model.adapters.map(\.scale)
         abortCondition.install(on: context)
+    }
+
+    /// Makes later decodes apply the model's adapters at `scales` (one per adapter, in load
+    /// order), as `llama_set_adapters_lora` does for the whole context: every sequence of a
+    /// batch is decoded with the same scales.
+    /// The scheduler has checked that there is one scale per adapter (llama.cpp cannot refuse them then).
+    package func useAdapterScales(_ scales: [Float]) {
+        guard scales != adapterScales else { return }
+        precondition(scales.count == model.adapters.count, "one scale per adapter")
+        var pointers: [OpaquePointer?] = model.adapters.map(\.pointer)
+        var values = scales
+        _ = llama_set_adapters_lora(pointer, &pointers, pointers.count, &values)
+        adapterScales = scales
     }
 
     deinit {

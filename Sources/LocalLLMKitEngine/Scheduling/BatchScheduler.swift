@@ -25,6 +25,8 @@ package final class BatchScheduler: @unchecked Sendable {
         var request: GenerationRequest
         var submitted: ContinuousClock.Instant
         var completion: Completion
+        /// The request's adapter scales, or the model's when it was submitted.
+        var adapterScales: [Float]
     }
 
     package let context: InferenceContext
@@ -66,6 +68,10 @@ package final class BatchScheduler: @unchecked Sendable {
     /// How long the last step that decoded only generated tokens took: what other work between
     /// steps is sized against.
     package private(set) var lastGenerationStepSeconds: Double?
+    /// The adapter scales of requests that name none (``LocalModel/adapterScales``).
+    package var defaultAdapterScales: [Float]
+    /// Steps decoded so far, for ``SequenceSlot/lastStep``.
+    private var stepCounter: UInt64 = 0
 
     /// A scheduler over `context`, whose sequences it owns from now on.
     package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int,
@@ -81,7 +87,8 @@ package final class BatchScheduler: @unchecked Sendable {
             draftPlanner = DraftPlanner(sequenceCount: context.sequenceCount, maximumDraft: speculator.maximumDraft,
                                         maximumRows: rows)
         }
-        self.slots = (0..<context.sequenceCount).map { SequenceSlot(id: Int32($0)) }
+        self.defaultAdapterScales = context.adapterScales
+        self.slots = (0..<context.sequenceCount).map { SequenceSlot(id: Int32($0), adapterScales: context.adapterScales) }
     }
 
     /// Requests generating now.
@@ -96,13 +103,18 @@ package final class BatchScheduler: @unchecked Sendable {
     ///   or ``LocalModel/Error/busy(queuedRequests:)`` when every sequence is busy and the queue is full.
     package func submit(_ request: GenerationRequest, completion: @escaping Completion) throws {
         try ActiveGeneration.validate(request, tokenizer: tokenizer)
+        let scales = request.plan.options.adapterScales ?? defaultAdapterScales
+        guard scales.count == context.model.adapters.count else {
+            throw LocalModel.Error.invalidOption(
+                name: "adapterScales", reason: "it has \(scales.count) scales, but the model has \(context.model.adapters.count) adapters")
+        }
         if !request.plan.media.isEmpty && speculator != nil {
             throw LocalModel.Error.speculationUnsupported(reason: "a prompt with images or audio cannot be drafted for: load the model without speculation to send media")
         }
         // Requests already waiting take the idle sequences first; the rest is the queue.
         let queued = queuedCount + otherQueued
         if queued >= queueLimit { throw LocalModel.Error.busy(queuedRequests: queued) }
-        waiting.append(Waiting(request: request, submitted: ContinuousClock.now, completion: completion))
+        waiting.append(Waiting(request: request, submitted: ContinuousClock.now, completion: completion, adapterScales: scales))
         publishLoad()
         scheduleStep()
     }
@@ -149,7 +161,8 @@ package final class BatchScheduler: @unchecked Sendable {
         var entries: [InferenceContext.Entry] = []
         var flags: [CancellationFlag] = []
         var promptTaken: [(slot: Int, count: Int)] = []
-        let generating = slots.indices.filter { slots[$0].generation?.pendingToken != nil }
+        let turn = adapterTurn()
+        let generating = slots.indices.filter { slots[$0].generation?.pendingToken != nil && turn.includes($0) }
         let drafts = draft(for: generating)
         var speculated: [Int: Speculated] = [:]
         for index in generating {
@@ -163,7 +176,7 @@ package final class BatchScheduler: @unchecked Sendable {
             flags.append(generation.request.cancellation)
         }
         var medium: (slot: Int, span: PromptMediaSpan)?
-        for index in startOrder where entries.count < context.batchSize {
+        for index in startOrder where entries.count < context.batchSize && turn.includes(index) {
             guard let generation = slots[index].generation, generation.hasPromptLeft else { continue }
             if let span = generation.mediumAtNextPrompt {
                 // A medium is decoded in a batch of its own (see decodeMedium); one per step.
@@ -181,6 +194,11 @@ package final class BatchScheduler: @unchecked Sendable {
             promptTaken.append((index, chunk.count))
         }
         laps?.lap(\.building)
+        if let scales = turn.scales { context.useAdapterScales(scales) }
+        stepCounter += 1
+        for index in Set(entries.map { Int($0.sequence) }).union(medium.map { [$0.slot] } ?? []) {
+            slots[index].lastStep = stepCounter
+        }
         if let medium { decodeMedium(medium.span, of: medium.slot) }
         if !entries.isEmpty {
             let start = ContinuousClock.now
@@ -343,9 +361,10 @@ package final class BatchScheduler: @unchecked Sendable {
     /// Starts waiting requests, first come first served, while sequences are idle.
     private func admitWaiting() {
         while let next = waiting.first {
+            // Cache computed with other adapter scales is not this request's.
             guard var placement = SlotPlacement.choose(
                 for: next.request.plan.promptTokens, in: slots, reusingCache: next.request.plan.reusesCache,
-                usable: isWhole)
+                usable: { [slots] in slots[$0].adapterScales == next.adapterScales && self.isWhole($0, $1) })
             else { return }
             waiting.removeFirst()
             // A medium whose embeddings attend both ways is decoded whole, or not at all.
@@ -353,6 +372,7 @@ package final class BatchScheduler: @unchecked Sendable {
                 placement.cachedTokens = cut.start
             }
             let cached = prepare(placement)
+            slots[placement.slot].adapterScales = next.adapterScales
             speculator?.begin(slots[placement.slot].id, prompt: next.request.plan.promptTokens)
             draftPlanner?.reset(Int(slots[placement.slot].id))
             shadowDrafts[slots[placement.slot].id] = nil
@@ -483,17 +503,18 @@ extension BatchScheduler {
     }
 
     /// The saved state of an idle sequence that holds a prefix of `tokens` and nothing else
-    /// (the longest such), with the tokens it holds; nil when none does.
+    /// (the longest such, computed with the model's adapter scales), with the tokens it holds;
+    /// nil when none does.
     package func snapshot(matching tokens: [Int32]) -> (state: [UInt8], tokens: [Int32])? {
         let candidates = slots.filter { slot in
-            slot.isIdle && !slot.tokens.isEmpty && slot.tokens.count <= tokens.count && tokens.starts(with: slot.tokens)
+            slot.isIdle && slot.adapterScales == defaultAdapterScales && !slot.tokens.isEmpty && slot.tokens.count <= tokens.count && tokens.starts(with: slot.tokens)
         }
         guard let slot = candidates.max(by: { $0.tokens.count < $1.tokens.count }) else { return nil }
         return (context.sequenceState(slot.id), slot.tokens)
     }
 
-    /// Loads a saved sequence `state` holding `tokens` into the least recently used idle
-    /// sequence, so that a later request can reuse it.
+    /// Loads a saved sequence `state` holding `tokens`, computed with the model's adapter scales,
+    /// into the least recently used idle sequence, so that a later request can reuse it.
     /// - Returns: false when no sequence is idle (nothing is loaded then).
     /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` when llama.cpp rejects the state;
     ///   the sequence then holds what it held before.
@@ -514,6 +535,7 @@ extension BatchScheduler {
         useCounter += 1
         slots[index].tokens = tokens
         slots[index].lastUsed = useCounter
+        slots[index].adapterScales = defaultAdapterScales
         return true
     }
 }

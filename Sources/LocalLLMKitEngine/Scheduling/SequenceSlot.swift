@@ -8,6 +8,12 @@ struct SequenceSlot {
     var generation: ActiveGeneration?
     /// When it was last used (a counter), for least-recently-used eviction.
     var lastUsed: UInt64 = 0
+    /// The adapter scales its cache was computed with, and its request decodes with: another
+    /// request reuses its tokens only with the same scales.
+    var adapterScales: [Float] = []
+    /// The last step that decoded for it (a counter): requests of other adapter scales take
+    /// turns by it.
+    var lastStep: UInt64 = 0
 
     var isIdle: Bool { generation == nil }
 

@@ -17,10 +17,10 @@ struct ChatCompletionRequest: Sendable {
     static let maximumMessages = 4096
     static let maximumTools = 128
 
-    init(_ body: RequestBody, vocabularySize: Int, templateThinks: Bool) throws(APIError) {
+    init(_ body: RequestBody, vocabularySize: Int, adapterCount: Int = 0, templateThinks: Bool) throws(APIError) {
         model = try body.string("model")
         messages = try Self.messages(body)
-        parameters = try GenerationParameters(body, vocabularySize: vocabularySize)
+        parameters = try GenerationParameters(body, vocabularySize: vocabularySize, adapterCount: adapterCount)
         tools = try Self.tools(body)
         toolChoice = try Self.toolChoice(body, tools: tools)
         format = try Self.format(body)

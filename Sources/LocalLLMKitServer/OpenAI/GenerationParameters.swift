@@ -2,7 +2,8 @@ import LocalLLMKit
 
 /// The generation parameters shared by chat and text completions, checked the way OpenAI checks
 /// them, as the library's ``CompletionOptions``: every field of ``SamplingWireField/all`` (the
-/// table `RemoteModel` writes from), then `max_completion_tokens`, `logit_bias` and `stop`.
+/// table `RemoteModel` writes from), then `max_completion_tokens`, `logit_bias`, `stop` and
+/// llama-server's `lora` (see ``AdapterScaleList``).
 /// Parameters this server cannot honour (`n` > 1, `best_of` > 1, `echo`) are refused with a 400
 /// that names them, not silently ignored.
 struct GenerationParameters {
@@ -21,7 +22,8 @@ struct GenerationParameters {
     /// The largest `logit_bias` map accepted.
     static let maximumLogitBiasEntries = 1024
 
-    init(_ body: RequestBody, vocabularySize: Int) throws(APIError) {
+    /// - Parameter adapterCount: the model's LoRA adapters, for llama-server's `lora` field.
+    init(_ body: RequestBody, vocabularySize: Int, adapterCount: Int = 0) throws(APIError) {
         var options = CompletionOptions()
         for field in SamplingWireField.all {
             if let value = try body.value(of: field) { field.apply(&options, value) }
@@ -54,6 +56,10 @@ struct GenerationParameters {
             throw .invalid("'best_of' must be 1.", param: "best_of")
         }
         options.logProbabilityAlternatives = try Self.logProbabilities(body)
+        // An empty list is the model's scales, as llama-server takes it (it lists no change).
+        if let value = body["lora"], value != .array([]) {
+            options.adapterScales = try AdapterScaleList.scales(value, adapterCount: adapterCount, param: "lora")
+        }
         if try body.bool("echo") == true {
             throw .invalid("'echo' is not supported by this server.", param: "echo")
         }

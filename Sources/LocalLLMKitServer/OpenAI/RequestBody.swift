@@ -21,17 +21,27 @@ struct RequestBody: Sendable {
 
     /// Parses a body: valid UTF-8, JSON (nesting bounded), an object.
     init(_ data: Data) throws(APIError) {
+        guard case .object(let fields) = try Self.json(data) else { throw .invalid("The request body must be a JSON object.") }
+        self.fields = fields
+    }
+
+    /// Parses a body that may be any JSON value (llama-server's `POST /lora-adapters` takes an
+    /// array), as ``parse(_:)`` does.
+    static func parseValue(_ data: Data) async throws -> OrderedJSON {
+        if data.count <= inlineBytes { return try json(data) }
+        return try await BlockingWorkPool.shared.run { try json(data) }
+    }
+
+    /// A body's JSON value: valid UTF-8, JSON (nesting bounded).
+    private static func json(_ data: Data) throws(APIError) -> OrderedJSON {
         guard let text = String(validating: data, as: UTF8.self) else {
             throw .invalid("The request body is not valid UTF-8.")
         }
-        let value: OrderedJSON
         do {
-            value = try OrderedJSONParser.parse(text, strict: true)
+            return try OrderedJSONParser.parse(text, strict: true)
         } catch {
             throw .invalid("The request body is not valid JSON: \(error)")
         }
-        guard case .object(let fields) = value else { throw .invalid("The request body must be a JSON object.") }
-        self.fields = fields
     }
 
     init(fields: [(String, OrderedJSON)]) {
