@@ -5,12 +5,14 @@ import LocalLLMKit
 enum InfoCommand {
     static let spec = CommandSpec(
         name: "info",
-        usage: "usage: llmkit info [PATH] [--json] [--all]",
+        usage: "usage: llmkit info [PATH] [--json] [--all]   (or llmkit info ADAPTER [-m MODEL])",
         help: """
         Show a GGUF file's metadata without loading its weights, and whether llama.cpp
-        can load it (exit status 1 when it cannot).
+        can load it (exit status 1 when it cannot). For a LoRA adapter or a control vector:
+        what it changes, and with -m MODEL whether it fits that model (exit status 1 when not).
 
           PATH       a GGUF file, or a library id or name (default: $LLMKIT_MODEL, else the bootstrap's model)
+          -m MODEL   with an adapter or control vector as PATH: the model to check it against
           --json     print one JSON object
           --all      list every metadata key (long arrays are summarized)
           --mmproj FILE  the projector to describe (default: an mmproj*.gguf beside the model);
@@ -32,6 +34,11 @@ enum InfoCommand {
             url = try LocalModel.defaultModelURL()
         }
         let file = try GGUFFile(contentsOf: url)
+        if let kind = file.adapterKind {
+            var model: URL?
+            if !arguments.positionals.isEmpty, let name = arguments.value("--model") { model = try await ModelOptions.locate(name) }
+            return try describe(AdapterReport(file: file, kind: kind, model: model), json: arguments.has("--json"))
+        }
         // The same check as loading: a header that llama.cpp would abort on is reported
         // (after the metadata, which helps to see why) and makes info exit 1.
         let problem = file.loadabilityProblem
@@ -71,6 +78,16 @@ enum InfoCommand {
         Console.printFields(lines)
         if let problem { throw problem }
         return .success
+    }
+
+    /// Prints an adapter's report; exit status 1 when it does not fit the model it was checked against.
+    private static func describe(_ report: AdapterReport, json: Bool) throws -> ExitCode {
+        if json {
+            try Console.printJSON(report, snakeCaseKeys: false)
+        } else {
+            Console.printFields(report.lines)
+        }
+        return report.problem == nil ? .success : .failure
     }
 
     /// What a projector takes, in words.

@@ -43,4 +43,25 @@ struct AdapterCommandTests {
         let badScale = try CommandRunner.llmkit(["run", "--raw", "-m", model, "-n", "2", "--lora-scaled", "\(adapter):inf", "Hi"])
         #expect(badScale.status == 2 && badScale.stderr.contains("--lora-scaled takes FILE:SCALE"), "\(badScale.stderr)")
     }
+
+    @Test("info describes an adapter, and with -m whether it fits that model")
+    func infoDescribesAnAdapter() throws {
+        let folder = try ScratchFolder()
+        let adapter = try Self.adapter(in: folder, "lora.gguf")
+        let other = try Self.adapter(in: folder, "qwen.gguf", ["--architecture", "qwen2"])
+        let model = try ReferenceModel.chatURL().path
+        let plain = try CommandRunner.llmkit(["info", adapter])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        for line in ["LoRA adapter", "alpha         16.0", "rank          8", "attn_q.weight, attn_v.weight", "layers        0-29"] {
+            #expect(plain.stdout.contains(line), "\(line): \(plain.stdout)")
+        }
+        #expect(!plain.stdout.contains("fits"))
+        let fits = try CommandRunner.llmkit(["info", adapter, "-m", model])
+        #expect(fits.status == 0 && fits.stdout.contains("fits \(URL(filePath: model).lastPathComponent)  yes"), "\(fits.stdout)")
+        let misfit = try CommandRunner.llmkit(["info", other, "-m", model, "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(misfit.stdout.utf8)) as? [String: Any]
+        #expect(misfit.status == 1)
+        #expect(report?["kind"] as? String == "lora" && report?["ranks"] as? [Int] == [8], "\(misfit.stdout)")
+        #expect((report?["problem"] as? String)?.contains("it adapts qwen2, and the model is llama") == true, "\(misfit.stdout)")
+    }
 }

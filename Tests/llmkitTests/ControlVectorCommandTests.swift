@@ -60,4 +60,19 @@ struct ControlVectorCommandTests {
             #expect(output.status == status && output.stderr.contains(message), "\(flags): \(output.stderr)")
         }
     }
+
+    @Test("info describes a control vector, and with -m whether it fits that model")
+    func infoDescribesAVector() throws {
+        let folder = try ScratchFolder()
+        let vector = try SynthScript.write("synth-control-vector", in: folder, "vector.gguf")
+        let described = try CommandRunner.llmkit(["info", vector, "-m", try ReferenceModel.chatURL().path])
+        #expect(described.status == 0, "\(described.stderr)")
+        for line in ["control vector", "width", "576", "layers", "1-29", "yes"] {
+            #expect(described.stdout.contains(line), "\(line): \(described.stdout)")
+        }
+        let otherModel = try ReferenceModel.url().path       // Gemma 3 270M: 640 wide
+        let misfit = try CommandRunner.llmkit(["info", vector, "-m", otherModel])
+        #expect(misfit.status == 1 && misfit.stdout.contains("no: cannot apply the control vector")
+                && misfit.stdout.contains("the model's embedding width is 640"), "\(misfit.stdout)")
+    }
 }

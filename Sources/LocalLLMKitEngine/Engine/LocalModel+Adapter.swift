@@ -83,3 +83,19 @@ extension LocalModel {
         handle.adapters = loaded
     }
 }
+
+extension LocalModel {
+    /// Checks, without loading anything, that `adapter` can apply to the model at `url`, as
+    /// ``load(from:configuration:)`` would (`llmkit info ADAPTER -m MODEL`).
+    /// - Throws: ``LocalModel/Error/invalidAdapter(path:reason:)``, or the model file's errors.
+    public static func checkAdapter(_ adapter: Configuration.Adapter, forModelAt url: URL) throws {
+        try checkAdapter(adapter, for: GGUFFile(modelAt: url))
+    }
+
+    /// Checks, without loading the model, that `vector` can steer the model at `url`, as
+    /// ``load(from:configuration:)`` would.
+    /// - Throws: ``LocalModel/Error/invalidControlVector(path:reason:)``, or the model file's errors.
+    public static func checkControlVector(_ vector: Configuration.ControlVector, forModelAt url: URL) throws {
+        _ = try ControlVectorSteering.read([vector], layers: nil, for: GGUFFile(modelAt: url))
+    }
+}
