@@ -47,7 +47,10 @@ extension ModelServer {
                 current[entry.id] = held
                 continue
             }
-            let source = Source(url: entry.url, configuration: library.configuration)
+            // A library model loads with the adapters it carries, not those of `--model`'s models.
+            var configuration = library.configuration
+            configuration.adapters = entry.adapters
+            let source = Source(url: entry.url, configuration: configuration)
             current[entry.id] = try? await BlockingWorkPool.shared.run { try ServedEntry(id: name, source: source, residency: residency) }
         }
         libraryModels.withLock { $0 = current }

@@ -50,13 +50,16 @@ enum EmbedCommand {
                                                   truncates: arguments.has("--truncate"))
         let texts = try inputTexts(arguments)
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
+        var configuration = try ModelOptions.configuration(arguments)
         let url: URL
         if let name = arguments.value("--model") {
-            url = try await ModelOptions.locate(name)
+            let located = try await ModelOptions.locateWithAdapters(name)
+            url = located.url
+            configuration.adapters = located.adapters + configuration.adapters
         } else {
             url = try LocalModel.defaultEmbeddingModelURL()
         }
-        let model = try await LocalModel.load(from: url, configuration: try ModelOptions.configuration(arguments))
+        let model = try await LocalModel.load(from: url, configuration: configuration)
         guard !texts.isEmpty else { throw LocalModel.EmbeddingError.emptyInput }
         let clock = ContinuousClock()
         let start = clock.now

@@ -24,6 +24,7 @@ enum LLMKitCommand {
         ("list", "list every model --model finds: the library's, the bootstrap's, the caches' (also ls)"),
         ("show", "show one model of the library, of a cache, or a file"),
         ("rm", "delete a model of the library"),
+        ("cp", "copy a library model under another name, optionally with LoRA adapters"),
         ("import", "add a local GGUF file to the library"),
         ("completion", "print a bash, zsh or fish completion script"),
     ]
@@ -53,7 +54,7 @@ enum LLMKitCommand {
     /// Every command's spec, by name.
     static let commands: [String: CommandSpec] = Dictionary(uniqueKeysWithValues: [
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
-        ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
+        ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, CopyCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
         EmbedCommand.spec, RerankCommand.spec, FitCommand.spec, PsCommand.spec, StopCommand.spec, RPCServerCommand.spec,
     ].map { ($0.name, $0) })
 
@@ -108,6 +109,7 @@ enum LLMKitCommand {
             case ListCommand.spec.name: return try await ListCommand.run(parsed)
             case ShowCommand.spec.name: return try await ShowCommand.run(parsed)
             case RemoveCommand.spec.name: return try await RemoveCommand.run(parsed)
+            case CopyCommand.spec.name: return try await CopyCommand.run(parsed)
             case ImportCommand.spec.name: return try await ImportCommand.run(parsed)
             case CompletionCommand.spec.name: return try await CompletionCommand.run(parsed)
             case ServeCommand.spec.name: return try await ServeCommand.run(parsed)

@@ -69,6 +69,15 @@ enum ModelOptions {
         }
     }
 
+    /// A model the user named, as ``locate(_:)`` finds it, with the LoRA adapters its library
+    /// entry carries (``ModelLibrary/Entry/adapters``): they load before any of `--lora`.
+    static func locateWithAdapters(_ name: String) async throws -> (url: URL, adapters: [LocalModel.Configuration.Adapter]) {
+        switch try await target(name) {
+        case .entry(let entry): return (entry.url, entry.adapters)
+        case .file(let url): return (url, [])
+        }
+    }
+
     /// What a name on the command line names: a model that the library finds, or a file.
     enum Target {
         /// A model of the library, of a cache or the bootstrap's.
@@ -177,7 +186,13 @@ enum ModelOptions {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         var configuration = try configuration ?? self.configuration(arguments)
         if !configuration.speculation.isEnabled { configuration.speculation = try await SpeculationFlags.speculation(arguments) }
-        return try await LocalModel.load(from: try await modelURL(arguments), configuration: configuration)
+        let (url, carried) = if let name = arguments.value("--model") {
+            try await locateWithAdapters(name)
+        } else {
+            (try LocalModel.defaultModelURL(), [LocalModel.Configuration.Adapter]())
+        }
+        configuration.adapters = carried + configuration.adapters
+        return try await LocalModel.load(from: url, configuration: configuration)
     }
 
     /// `--rpc HOST:PORT,…`.

@@ -18,6 +18,8 @@ struct ModelReport: Encodable {
     var hasChatTemplate: Bool?
     var sourceUrls: [String]?
     var addedAt: Date?
+    /// The LoRA adapters that load with it: `FILE:SCALE` paths.
+    var adapters: [String]?
 
     init(_ entry: ModelLibrary.Entry) {
         id = entry.id
@@ -28,6 +30,7 @@ struct ModelReport: Encodable {
         source = entry.source.rawValue
         readOnly = entry.isReadOnly
         selection = entry.selection.storageValue
+        adapters = entry.adapters.isEmpty ? nil : entry.adapters.map { "\($0.url.path):\($0.scale)" }
     }
 
     init(_ record: ModelLibrary.Record, in library: ModelLibrary) {
@@ -75,6 +78,7 @@ struct ModelReport: Encodable {
         if let hasChatTemplate { lines.append(("chat template", hasChatTemplate ? "embedded" : "none")) }
         if let sourceUrls, !sourceUrls.isEmpty { lines.append(("downloaded from", sourceUrls.joined(separator: ", "))) }
         if let addedAt { lines.append(("added", ISO8601DateFormatter().string(from: addedAt))) }
+        if let adapters { lines.append(("adapters", adapters.joined(separator: ", "))) }
         return lines
     }
 }

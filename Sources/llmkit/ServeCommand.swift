@@ -136,10 +136,11 @@ enum ServeCommand {
         if let alias, alias.isEmpty { throw UsageError(message: "--alias is empty") }
         let chatTemplate = try arguments.value("--chat-template").map(GenerationFlags.templateSource)
         for name in names.isEmpty ? [nil] : names.map(Optional.some) {
-            var (id, url) = try await locate(name)
+            var (id, url, carried) = try await locate(name)
             if let alias { id = alias }
             guard models[id] == nil else { throw UsageError(message: "two models are named '\(id)'; name them with NAME=MODEL") }
             var modelConfiguration = configuration
+            modelConfiguration.adapters = carried + configuration.adapters
             // An embedding model generates nothing to speculate on.
             if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.speculation = speculation }
             models[id] = ModelServer.Source(url: url, configuration: modelConfiguration, chatTemplate: chatTemplate)
@@ -167,11 +168,12 @@ enum ServeCommand {
         return .success
     }
 
-    /// A `--model` value: `NAME=MODEL`, or a model whose id is its name (a file's name without .gguf).
-    private static func locate(_ value: String?) async throws -> (id: String, url: URL) {
+    /// A `--model` value: `NAME=MODEL`, or a model whose id is its name (a file's name without
+    /// .gguf), with the adapters its library entry carries.
+    private static func locate(_ value: String?) async throws -> (id: String, url: URL, adapters: [LocalModel.Configuration.Adapter]) {
         guard let value else {
             let url = try LocalModel.defaultModelURL()
-            return (url.deletingPathExtension().lastPathComponent, url)
+            return (url.deletingPathExtension().lastPathComponent, url, [])
         }
         var id = value
         var name = value
@@ -182,7 +184,8 @@ enum ServeCommand {
             id = URL(filePath: value).deletingPathExtension().lastPathComponent
         }
         guard !id.isEmpty else { throw UsageError(message: "--model \(value): the name before = is empty") }
-        return (id, try await ModelOptions.locate(name))
+        let (url, adapters) = try await ModelOptions.locateWithAdapters(name)
+        return (id, url, adapters)
     }
 
     /// The API key: `--api-key`, else the first line of `--api-key-file`, else `$LLMKIT_API_KEY`.

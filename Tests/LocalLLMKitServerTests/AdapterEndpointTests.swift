@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LocalLLMKit
 import Testing
 @testable import LocalLLMKitServer
@@ -58,5 +61,33 @@ import Testing
         await server.stop()
         #expect(served.text == local.text)
         #expect(local.text != loaded.text, "the scales changed nothing, so dropping them would go unnoticed")
+    }
+
+    @Test func aLibraryModelLoadsWithTheAdaptersItCarries() async throws {
+        let (folder, adapters) = try await writeAdapters()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let library = ModelLibrary(root: folder.appending(path: "library"), environment: [:])
+        try await library.add(importing: ReferenceModel.chatURL(), name: "smol")
+        try await library.copy("smol", to: "smol-tuned", adapters: [.init(url: adapters[0], scale: 0.5)])
+        let base = ModelServer.Source(url: try ReferenceModel.chatURL(), configuration: .init(contextLength: 512, parallelSequences: 1))
+        let access = ModelServer.LibraryAccess(library: library, configuration: .init(contextLength: 512, parallelSequences: 1),
+                                               allowsChanges: false)
+        let server = try await ModelServer(sources: ["base": base], residency: LoadedModels(), library: access, configuration: .init(port: 0))
+        func complete(_ model: String) async throws -> String {
+            var request = URLRequest(url: server.baseURL.appending(path: "completions"))
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(#"{"model": "\#(model)", "prompt": "Once upon a time", "max_tokens": 12, "temperature": 0}"#.utf8)
+            let (data, _) = try await URLSession.shared.data(for: request)
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            return try #require(((object?["choices"] as? [[String: Any]])?.first?["text"]) as? String, "\(String(decoding: data, as: UTF8.self))")
+        }
+        let tuned = try await complete("smol-tuned"), plain = try await complete("smol")
+        await server.stop()
+        let reference = try await LocalModel.load(from: ReferenceModel.chatURL(), configuration: .init(
+            contextLength: 512, adapters: [.init(url: adapters[0], scale: 0.5)]))
+        let expected = try await reference.complete("Once upon a time", options: .init(maximumResponseTokens: 12, sampling: .greedy))
+        #expect(tuned == expected.text)
+        #expect(plain != tuned)
     }
 }

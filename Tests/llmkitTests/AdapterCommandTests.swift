@@ -65,3 +65,37 @@ struct AdapterCommandTests {
         #expect((report?["problem"] as? String)?.contains("it adapts qwen2, and the model is llama") == true, "\(misfit.stdout)")
     }
 }
+
+/// `llmkit cp SOURCE NAME --lora…`: a library model that carries adapters, over a scratch library.
+@Suite("Library models with adapters (CLI)", .serialized)
+struct LibraryAdapterCommandTests: ScratchLibrarySuite {
+    let folder: ScratchFolder
+    var environment: [String: String] { folder.libraryEnvironment }
+
+    init() throws {
+        folder = try ScratchFolder()
+    }
+
+    @Test("cp --lora-scaled makes a model that runs as the base with that adapter; show lists it; bad adapters add nothing")
+    func copyWithAdapter() throws {
+        let adapter = try AdapterCommandTests.adapter(in: folder, "lora.gguf")
+        let hostile = try AdapterCommandTests.adapter(in: folder, "hostile.gguf", ["--architecture", "qwen2"])
+        let base = try ReferenceModel.chatURL().path
+        let copied = try llmkit(["cp", base, "smol-tuned", "--lora-scaled", "\(adapter):0.5"])
+        #expect(copied.status == 0 && copied.stderr.contains("with 1 adapter"), "\(copied.stderr)")
+        let prompt = "The capital of France is"
+        let tuned = try llmkit(["run", "-m", "smol-tuned", "--raw", "--temperature", "0", "-n", "16", prompt])
+        let expected = try llmkit(["run", "-m", base, "--raw", "--temperature", "0", "-n", "16", "--lora-scaled", "\(adapter):0.5", prompt])
+        let plain = try llmkit(["run", "-m", base, "--raw", "--temperature", "0", "-n", "16", prompt])
+        #expect(tuned.status == 0 && tuned.stdout == expected.stdout, "\(tuned.stdout) / \(expected.stdout) \(tuned.stderr)")
+        #expect(tuned.stdout != plain.stdout)
+        let shown = try llmkit(["show", "smol-tuned", "--json"])
+        let report = try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any]
+        #expect((report?["adapters"] as? [String])?.first?.hasSuffix("adapter-1.gguf:0.5") == true, "\(shown.stdout)")
+        let refused = try llmkit(["cp", base, "smol-qwen", "--lora", hostile])
+        #expect(refused.status == 1 && refused.stderr.contains("it adapts qwen2"), "\(refused.stderr)")
+        #expect(!(try llmkit(["list"])).stdout.contains("smol-qwen"))
+        let usage = try llmkit(["cp", "smol-tuned"])
+        #expect(usage.status == 2 && usage.stderr.contains("give SOURCE and NAME"), "\(usage.stderr)")
+    }
+}

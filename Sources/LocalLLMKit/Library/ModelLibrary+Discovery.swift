@@ -27,6 +27,8 @@ extension ModelLibrary {
         public var sha256: String?
         /// Where it lives.
         public var source: Source
+        /// The LoRA adapters that load with it (a library model's, see ``ModelLibrary/Record/adapters``).
+        public var adapters: [LocalModel.Configuration.Adapter] = []
         /// Whether it belongs to another program: listed and loadable, never changed or deleted.
         public var isReadOnly: Bool { source != .library }
         /// A string that finds this model again later (see ``ModelLibrary/Selection``).
@@ -35,6 +37,8 @@ extension ModelLibrary {
         /// The entry of a managed model whose file is at `url`.
         public init(record: ModelLibrary.Record, url: URL) {
             self.init(id: record.id, name: record.name, url: url, bytes: record.bytes, sha256: record.sha256, source: .library)
+            let folder = url.deletingLastPathComponent()
+            adapters = (record.adapters ?? []).map { .init(url: folder.appending(path: $0.fileName), scale: $0.scale) }
         }
 
         init(id: String, name: String, url: URL, bytes: Int64, sha256: String?, source: Source) {

@@ -33,6 +33,28 @@ extension ModelLibrary {
         public var hasChatTemplate: Bool
         /// When it was added.
         public var addedAt: Date
+        /// The LoRA adapters that load with it, each a file in its folder (``ModelLibrary/copy(_:to:adapters:)``);
+        /// nil when none.
+        public var adapters: [Adapter]?
+
+        /// A LoRA adapter that a library model carries: applied whenever the model is loaded by
+        /// its library name.
+        public struct Adapter: Codable, Sendable, Equatable {
+            /// The adapter's file in the model's folder.
+            public var fileName: String
+            /// Its scale (see ``LocalModel/Configuration/Adapter/scale``).
+            public var scale: Float
+            /// The file's SHA-256.
+            public var sha256: String
+
+            enum CodingKeys: String, CodingKey {
+                case scale, sha256
+                case fileName = "file_name"
+            }
+        }
+
+        /// The most adapters a record may list (a `metadata.json` with more is not the library's).
+        static let maximumAdapters = 64
 
         /// A string that finds this model again after a restart: persist
         /// `selection.storageValue` and pass it to ``ModelLibrary/resolve(_:)``.
@@ -90,7 +112,12 @@ extension ModelLibrary {
                   (48...57).contains(first) || (97...122).contains(first) || first == UInt8(ascii: "_"),
                   id.utf8.allSatisfy({ (48...57).contains($0) || (97...122).contains($0) || "._-".utf8.contains($0) }),
                   id.hasSuffix("-" + sha256.prefix(8)), bytes >= 0 else { return false }
-            return (try? ModelLibrary.safeFileName(fileName)) != nil && fileName != "metadata.json"
+            guard (try? ModelLibrary.safeFileName(fileName)) != nil, fileName != "metadata.json" else { return false }
+            guard (adapters ?? []).count <= Self.maximumAdapters else { return false }
+            return (adapters ?? []).allSatisfy { adapter in
+                (try? ModelLibrary.safeFileName(adapter.fileName)) != nil && adapter.fileName.hasSuffix(".gguf")
+                    && adapter.fileName != fileName && adapter.scale.isFinite
+            }
         }
 
         /// A display name as given by a user: surrounding spaces trimmed; empty, over 200
@@ -127,6 +154,7 @@ extension ModelLibrary {
             case trainingContextLength = "training_context_length"
             case hasChatTemplate = "has_chat_template"
             case addedAt = "added_at"
+            case adapters
         }
 
         /// Reads a record; one written before `name_given` existed reads as named by its file.
@@ -145,6 +173,7 @@ extension ModelLibrary {
             trainingContextLength = try container.decodeIfPresent(Int.self, forKey: .trainingContextLength)
             hasChatTemplate = try container.decode(Bool.self, forKey: .hasChatTemplate)
             addedAt = try container.decode(Date.self, forKey: .addedAt)
+            adapters = try container.decodeIfPresent([Adapter].self, forKey: .adapters)
         }
 
         static var encoder: JSONEncoder {
