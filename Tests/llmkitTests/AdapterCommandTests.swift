@@ -24,6 +24,18 @@ struct AdapterCommandTests {
         #expect(outputs[3] == outputs[0])
     }
 
+    @Test("Qwen2.5-Coder-0.5B (biased attention): greedy output equals llama-completion's with an adapter at scale 1 and 0.5")
+    func parityOnQwen() throws {
+        let folder = try ScratchFolder()
+        let model = try ReferenceModel.toolCallingURL()
+        let adapter = try SynthScript.write("synth-lora-adapter", in: folder, "qwen-lora.gguf", base: model)
+        let plain = try CompletionParity.expectSameText(model: model.path, prompt: "def fibonacci(n):", tokens: 24)
+        let full = try CompletionParity.expectSameText(model: model.path, prompt: "def fibonacci(n):", tokens: 24, flags: ["--lora", adapter])
+        let half = try CompletionParity.expectSameText(model: model.path, prompt: "def fibonacci(n):", tokens: 24,
+                                                       flags: ["--lora-scaled", "\(adapter):0.5"])
+        #expect(Set([plain, full, half]).count == 3)
+    }
+
     @Test("hostile adapters are typed errors naming what is wrong, before llama.cpp reads them", arguments: [
         (["--architecture", "qwen2"], "it adapts qwen2, and the model is llama"),
         (["--rank", "0"], "has rank 0"),
