@@ -33,14 +33,7 @@ struct AdapterScaleTests {
         for scale in scales { alone.append(try await model.complete(prompt, options: options(scale)).tokens) }
         #expect(alone[3] == loadedAtHalf)
         #expect(Set(alone).count == scales.count, "two scales answered alike: \(alone)")
-        let together = try await withThrowingTaskGroup(of: (Int, [Int32]).self) { group in
-            for (index, scale) in scales.enumerated() {
-                group.addTask { (index, try await twin.complete(prompt, options: options(scale)).tokens) }
-            }
-            var tokens = Array(repeating: [Int32](), count: scales.count)
-            for try await (index, answer) in group { tokens[index] = answer }
-            return tokens
-        }
+        let together = try await ConcurrentCompletions.tokens(twin, scales.map { (prompt, options($0)) })
         #expect(together == alone)
     }
 

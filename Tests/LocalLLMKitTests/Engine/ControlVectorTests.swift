@@ -22,14 +22,7 @@ struct ControlVectorTests {
         let options = CompletionOptions(maximumResponseTokens: 16, sampling: .greedy)
         var alone: [[Int32]] = []
         for prompt in prompts { alone.append(try await steered.complete(prompt, options: options).tokens) }
-        let together = try await withThrowingTaskGroup(of: (Int, [Int32]).self) { group in
-            for (index, prompt) in prompts.enumerated() {
-                group.addTask { (index, try await steered.complete(prompt, options: options).tokens) }
-            }
-            var tokens = Array(repeating: [Int32](), count: prompts.count)
-            for try await (index, answer) in group { tokens[index] = answer }
-            return tokens
-        }
+        let together = try await ConcurrentCompletions.tokens(steered, prompts.map { ($0, options) })
         // Decoded four at a time, the matrix shapes change the logits' last bits (see
         // BatchingTests): the first token of each must agree, and most tokens.
         var agreeing = 0, changed = 0
