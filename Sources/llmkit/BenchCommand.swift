@@ -72,6 +72,7 @@ enum BenchCommand {
         flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative",
                                                     "--kv-unified", "--no-kv-unified"])
             .union(SpeculationFlags.flagOptions),
+        repeatableOptions: ModelOptions.repeatableOptions,
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).
         aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]

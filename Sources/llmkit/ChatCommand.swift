@@ -41,7 +41,7 @@ enum ChatCommand {
             .union(MediaFlags.valueOptions),
         flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions)
             .union(MediaFlags.flagOptions).union(["--stats", "--json", "--fit"]),
-        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]),
+        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]).union(ModelOptions.repeatableOptions),
         aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 }
     )
 

@@ -6,7 +6,7 @@ import LocalLLMKit
 enum CopyCommand {
     static let spec = CommandSpec(
         name: "cp",
-        usage: "usage: llmkit cp SOURCE NAME [--lora FILE,…] [--lora-scaled FILE:SCALE,…] [--json]",
+        usage: "usage: llmkit cp SOURCE NAME [--lora FILE[:SCALE],…] [--lora-scaled FILE:SCALE,…] [--json]",
         help: """
         Add a model to the library under NAME with SOURCE's weights (hard-linked, not copied,
         where the volume allows), found in the order that --model finds it; a model outside the
@@ -16,13 +16,14 @@ enum CopyCommand {
         against the model first): `llmkit run -m NAME` then loads them with it, as do serve
         and every command that takes --model. SOURCE's own adapters come along.
 
-          --lora FILE,…           adapters at scale 1
+          --lora FILE[:SCALE],…   adapters at SCALE (default 1); repeatable
           --lora-scaled FILE:SCALE,…  adapters at a scale of their own
           --json                  print the new model's record as JSON
           -h, --help              show this help
         """,
         valueOptions: ["--lora", "--lora-scaled"],
         flagOptions: ["--json"],
+        repeatableOptions: ["--lora", "--lora-scaled"],
         maximumPositionals: 2
     )
 

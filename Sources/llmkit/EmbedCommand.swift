@@ -27,6 +27,7 @@ enum EmbedCommand {
         """,
         valueOptions: ModelOptions.valueOptions.union(["--pooling"]),
         flagOptions: ModelOptions.flagOptions.union(["--no-normalize", "--truncate", "--json", "--stats"]),
+        repeatableOptions: ModelOptions.repeatableOptions,
         maximumPositionals: 1_000_000
     )
 

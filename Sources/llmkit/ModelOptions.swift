@@ -7,6 +7,8 @@ enum ModelOptions {
     static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers", "--rpc", "--tensor-split",
                                             "--cache-type-k", "--cache-type-v", "--flash-attn", "--lora", "--lora-scaled",
                                             "--control-vector", "--control-vector-scaled", "--control-vector-layer-range"]
+    /// The value options it adds that may repeat (`--lora A --lora B`, as llama.cpp takes them).
+    static let repeatableOptions: Set<String> = ["--lora", "--lora-scaled", "--control-vector", "--control-vector-scaled"]
     /// Spellings that only some commands have: none; the short ones (`-m`, `-t`, `-c`, `-ngl`)
     /// and llama.cpp's (`--ctx-size`, `--n-gpu-layers`) are in ``FlagAliases/table``.
     static let aliases: [String: String] = [:]
@@ -40,10 +42,10 @@ enum ModelOptions {
                            the memory), q4_0, q4_1, iq4_nl, q5_0, q5_1, bf16, f32; also --cache-type-v
                            (-ctv) for values, where a quantized type needs flash attention
       -fa, --flash-attn on|off|auto  fused attention (default auto: where the devices support it)
-      --lora FILE,…        LoRA adapters applied over the weights (llama.cpp's --lora); --lora-scaled
-                           FILE:SCALE,… at a scale of their own (default 1; 0 leaves the model as is)
-      --control-vector FILE,…  control vectors added to the hidden state, summed (llama.cpp's);
-                           --control-vector-scaled FILE:SCALE,… at a scale of their own;
+      --lora FILE[:SCALE],…  LoRA adapters applied over the weights (llama.cpp's --lora), at SCALE
+                           (default 1; 0 leaves the model as is); also --lora-scaled FILE:SCALE,…; repeatable
+      --control-vector FILE[:SCALE],…  control vectors added to the hidden state, summed (llama.cpp's);
+                           also --control-vector-scaled FILE:SCALE,…; repeatable;
                            --control-vector-layer-range START END: the layers they steer (default all)
     """
 
@@ -122,12 +124,13 @@ enum ModelOptions {
         return configuration
     }
 
-    /// `--lora FILE,…` (scale 1) and `--lora-scaled FILE:SCALE,…`, as llama.cpp takes them.
+    /// `--lora FILE[:SCALE],…` (scale 1 unless given) and `--lora-scaled FILE:SCALE,…`, as
+    /// llama.cpp takes them, each repeatable.
     static func adapters(_ arguments: ParsedArguments) throws -> [LocalModel.Configuration.Adapter] {
         try scaledFiles(arguments, "--lora", "--lora-scaled").map { .init(url: $0.url, scale: $0.scale) }
     }
 
-    /// `--control-vector FILE,…`, `--control-vector-scaled FILE:SCALE,…` and
+    /// `--control-vector FILE[:SCALE],…`, `--control-vector-scaled FILE:SCALE,…` and
     /// `--control-vector-layer-range START END`, as llama.cpp takes them.
     static func configureControlVectors(_ configuration: inout LocalModel.Configuration, _ arguments: ParsedArguments) throws {
         configuration.controlVectors = try scaledFiles(arguments, "--control-vector", "--control-vector-scaled")
@@ -139,12 +142,19 @@ enum ModelOptions {
         configuration.controlVectorLayers = range[0]...range[1]
     }
 
-    /// The files of `plain` (`FILE,…`, scale 1) and of `scaled` (`FILE:SCALE,…`).
+    /// The files of `plain` (`FILE[:SCALE],…`: a suffix that reads as a number is a scale,
+    /// unless the whole item names a file) and of `scaled` (`FILE:SCALE,…`).
     private static func scaledFiles(_ arguments: ParsedArguments, _ plain: String, _ scaled: String) throws -> [(url: URL, scale: Float)] {
         var files: [(url: URL, scale: Float)] = []
         for value in arguments.allValues(plain) {
             for path in value.split(separator: ",").map(String.init) where !path.isEmpty {
-                files.append((URL(filePath: path), 1))
+                if !FileManager.default.fileExists(atPath: path), let colon = path.lastIndex(of: ":"),
+                   let scale = Float(path[path.index(after: colon)...]) {
+                    guard scale.isFinite else { throw UsageError(message: "\(plain) takes FILE[:SCALE] (a finite number), not \(path)") }
+                    files.append((URL(filePath: String(path[..<colon])), scale))
+                } else {
+                    files.append((URL(filePath: path), 1))
+                }
             }
         }
         for value in arguments.allValues(scaled) {

@@ -24,6 +24,7 @@ enum RerankCommand {
         """,
         valueOptions: ModelOptions.valueOptions.union(["--top"]),
         flagOptions: ModelOptions.flagOptions.union(["--json"]),
+        repeatableOptions: ModelOptions.repeatableOptions,
         maximumPositionals: 1_000_000
     )
 

@@ -42,7 +42,7 @@ enum RunCommand {
             .union(MediaFlags.valueOptions).union(["--prompt", "--prompt-file"]),
         flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions)
             .union(MediaFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats", "--fit"]),
-        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]),
+        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]).union(ModelOptions.repeatableOptions),
         maximumPositionals: 2
     )
 

@@ -85,7 +85,7 @@ enum ServeCommand {
         flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
                                                           "--insecure-no-auth", "--no-mmproj", "--allow-image-urls",
                                                           "--allow-local-network", "--no-library", "--no-library-changes"]),
-        repeatableOptions: ["--model", "--allowed-host"],
+        repeatableOptions: ModelOptions.repeatableOptions.union(["--model", "--allowed-host"]),
         aliases: ["-np": "--parallel"]
     )
 

@@ -24,6 +24,23 @@ struct AdapterCommandTests {
         #expect(outputs[3] == outputs[0])
     }
 
+    @Test("--lora FILE:SCALE is --lora-scaled FILE:SCALE, and the flags repeat as a list would")
+    func scaleSuffixAndRepetition() throws {
+        let folder = try ScratchFolder()
+        let first = try Self.adapter(in: folder, "a.gguf"), second = try Self.adapter(in: folder, "b.gguf", ["--seed", "3"])
+        func run(_ flags: [String]) throws -> String {
+            let output = try CommandRunner.llmkit(["run", "-m", try ReferenceModel.chatURL().path, "--raw", "--temperature", "0", "-n", "12"]
+                                                  + flags + ["The capital of France is"])
+            #expect(output.status == 0, "\(flags): \(output.stderr)")
+            return output.stdout
+        }
+        #expect(try run(["--lora", "\(first):0.5"]) == (try run(["--lora-scaled", "\(first):0.5"])))
+        #expect(try run(["--lora", first, "--lora", "\(second):0.25"]) == (try run(["--lora", "\(first),\(second):0.25"])))
+        #expect(try run(["--lora", first, "--lora", second]) != (try run(["--lora", first])))
+        let bad = try CommandRunner.llmkit(["run", "--raw", "-n", "2", "--lora", "\(first):nan", "Hi"])
+        #expect(bad.status == 2 && bad.stderr.contains("--lora takes FILE[:SCALE]"), "\(bad.stderr)")
+    }
+
     @Test("Qwen2.5-Coder-0.5B (biased attention): greedy output equals llama-completion's with an adapter at scale 1 and 0.5")
     func parityOnQwen() throws {
         let folder = try ScratchFolder()
