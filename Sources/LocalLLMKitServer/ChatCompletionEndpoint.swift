@@ -55,6 +55,13 @@ extension ModelServer {
         var finished: [GenerationStatistics] = []
         var opened = Set<Int>()
         var streamedCalls = Array(repeating: [Int: StreamedToolCall](), count: conversations.count)
+        // Tokens' log-probabilities not yet sent: each content chunk carries those measured
+        // before it; the last chunk, any left (tokens of thinking or of a tool call's markup).
+        var pendingProbabilities = Array(repeating: [TokenLogProbability](), count: conversations.count)
+        func takeProbabilities(_ index: Int) -> OrderedJSON {
+            defer { pendingProbabilities[index] = [] }
+            return pendingProbabilities[index].isEmpty ? .null : LogProbabilityJSON.chat(pendingProbabilities[index])
+        }
         do {
             for try await (index, event) in stream {
                 func chunk(_ delta: [(String, OrderedJSON)], finish: String? = nil, logProbabilities: OrderedJSON = .null) -> OrderedJSON {
@@ -67,7 +74,7 @@ extension ModelServer {
                 switch event {
                 case .text(let delta):
                     streamed[index].text += delta
-                    events.send(chunk([("content", .string(delta))]))
+                    events.send(chunk([("content", .string(delta))], logProbabilities: takeProbabilities(index)))
                     timing.contentSent()
                 case .thinking(let delta):
                     streamed[index].thinking += delta
@@ -81,7 +88,8 @@ extension ModelServer {
                         timing.contentSent()
                     }
                     if text.hasPrefix(streamed[index].text), text.count > streamed[index].text.count {
-                        events.send(chunk([("content", .string(String(text.dropFirst(streamed[index].text.count))))]))
+                        events.send(chunk([("content", .string(String(text.dropFirst(streamed[index].text.count))))],
+                                          logProbabilities: takeProbabilities(index)))
                         streamed[index].text = text
                         timing.contentSent()
                     }
@@ -97,6 +105,8 @@ extension ModelServer {
                         CompletionJSON.toolCallPiece(index: piece.index, id: isNew ? call.id : nil, name: isNew ? piece.name : nil,
                                                      arguments: piece.arguments),
                     ]))]))
+                case .logProbability(let measured):
+                    pendingProbabilities[index].append(measured)
                 case .toolCallStarted, .toolCallFinished:
                     break
                 case .done(let response):
@@ -107,11 +117,8 @@ extension ModelServer {
                     // What the pieces did not carry: calls not streamed, the ends of those that were.
                     let rest = CompletionJSON.unstreamedToolCalls(response.toolInvocations, streamed: streamedCalls[index])
                     if !rest.isEmpty { events.send(chunk([("tool_calls", .array(rest))])) }
-                    // The tokens' log-probabilities come whole with the last chunk (clients join the
-                    // chunks' `logprobs.content`; the text's chunks are not cut at token bounds).
-                    let probabilities = response.logProbabilities.isEmpty ? OrderedJSON.null
-                        : LogProbabilityJSON.chat(response.logProbabilities)
-                    events.send(chunk([], finish: CompletionJSON.finishReason(response.stopReason), logProbabilities: probabilities))
+                    events.send(chunk([], finish: CompletionJSON.finishReason(response.stopReason),
+                                      logProbabilities: takeProbabilities(index)))
                     finished.append(response.statistics)
                 }
             }

@@ -47,7 +47,7 @@ extension ModelServer {
                 case .text(let delta): pieces = blocks.add(.text, delta)
                 case .snapshot(let text, _): pieces = blocks.extendText(to: text)
                 case .toolCallDelta(let piece): pieces = blocks.add(piece)
-                case .toolCallStarted, .toolCallFinished: break
+                case .toolCallStarted, .toolCallFinished, .logProbability: break
                 case .done(let response):
                     metrics.recordTokens(response.statistics)
                     pieces = blocks.finish(response.toolInvocations)

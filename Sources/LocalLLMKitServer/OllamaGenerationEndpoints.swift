@@ -61,7 +61,7 @@ extension ModelServer {
                         lines.sendLine(piece(String(text.dropFirst(streamedText.count))))
                         streamedText = text
                     }
-                case .toolCallDelta, .toolCallStarted, .toolCallFinished:
+                case .toolCallDelta, .toolCallStarted, .toolCallFinished, .logProbability:
                     break                                   // Ollama sends a call whole
                 case .done(let response):
                     metrics.recordTokens(response.statistics)

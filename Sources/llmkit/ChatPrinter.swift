@@ -38,8 +38,8 @@ struct ChatPrinter {
                     Console.answer(String(text.dropFirst(printed.count)))
                     printed = text
                 }
-            case .toolCallDelta:
-                break                        // printed whole, when it starts
+            case .toolCallDelta, .logProbability:
+                break                        // a call is printed whole, when it starts; the CLI asks for no log-probabilities
             case .toolCallStarted(let call):
                 Console.message("[\(call.id)] \(call.name)(\(call.arguments))")
             case .toolCallFinished(let call):

@@ -31,8 +31,8 @@ struct StreamedEvent: Encodable {
             self.init(type: "thinking", text: delta)
         case .snapshot(let full, _):
             self.init(type: "snapshot", text: full)
-        case .toolCallDelta:
-            return nil                       // the whole call follows as "tool_call"
+        case .toolCallDelta, .logProbability:
+            return nil                       // the whole call follows as "tool_call"; the CLI asks for no log-probabilities
         case .toolCallStarted(let call):
             self.init(type: "tool_call")
             (id, name, arguments) = (call.id, call.name, call.arguments)

@@ -17,6 +17,11 @@ extension Conversation {
         /// The calls of one round run concurrently, so they finish in any order; the response's
         /// `toolInvocations` keep the order of the calls.
         case toolCallFinished(ToolInvocation)
+        /// A sampled token's log-probability and its likeliest alternatives, as it is sampled
+        /// (only with ``CompletionOptions/logProbabilityAlternatives``): the token's text follows
+        /// in a later event, or in none (a token of a tool call's markup, or one a stop sequence
+        /// holds). The response's `logProbabilities` list them all, in this order.
+        case logProbability(TokenLogProbability)
         /// The turn is over, after any tool rounds; always the last event, exactly once.
         case done(ModelResponse<String>)
     }

@@ -33,10 +33,13 @@ extension Conversation {
         generation.media = plan.media
         let probe = ReplyParsingProbe.current
         let parsing = RoundParsing(rendered: rendered, probe: probe)
-        let result = try await model.generate(GenerationRequest(plan: generation, contextLimit: contextLength,
-                                                                cancellation: flag) { chunk in
+        var generationRequest = GenerationRequest(plan: generation, contextLimit: contextLength, cancellation: flag) { chunk in
             parsing.append(chunk).forEach(emit)
-        })
+        }
+        if request.options.logProbabilityAlternatives != nil {
+            generationRequest.observeLogProbability = { emit(.logProbability($0)) }
+        }
+        let result = try await model.generate(generationRequest)
         if result.stopReason == .endOfText, let check = format?.check { try check.verify(result.text) }
         try parsing.finish(isComplete: result.stopReason == .endOfText).forEach(emit)
         let stream = parsing.stream

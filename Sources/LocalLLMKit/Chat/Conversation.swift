@@ -13,6 +13,7 @@ import Foundation
 ///     case .text(let delta): print(delta, terminator: "")
 ///     case .snapshot(let text, _): print("\n[corrected] \(text)")   // a later parse rewrote streamed text
 ///     case .toolCallDelta: break                                   // a call as the model writes it
+///     case .logProbability: break                                  // only with logProbabilityAlternatives
 ///     case .toolCallStarted(let call): print("\n→ \(call.name)")    // only with tools
 ///     case .toolCallFinished(let call): print("← \(call.output ?? "")")
 ///     case .done(let response): print("\n", response.stopReason)

@@ -10,7 +10,7 @@
 ///     case .thinking(let delta): print(delta, terminator: "")     // `reasoning_content`
 ///     case .text(let delta): print(delta, terminator: "")
 ///     case .snapshot(let text, _): print("\n[corrected] \(text)")
-///     case .toolCallDelta: break
+///     case .toolCallDelta, .logProbability: break
 ///     case .toolCallStarted(let call): print("\n→ \(call.name)")
 ///     case .toolCallFinished(let call): print("← \(call.output ?? "")")
 ///     case .done(let response): print("\n", response.stopReason, response.statistics.timeToFirstToken)

@@ -165,10 +165,12 @@ package final class ActiveGeneration {
         let token = try draw()
         if let alternatives = request.plan.options.logProbabilityAlternatives, let logits,
            request.plan.ignoresEndOfGeneration || !tokenizer.isEndOfGeneration(token) {
-            logProbabilities.append(try TokenLogProbability.measure(token: token, logits: logits, vocabularySize: vocabularySize,
-                                                                    alternatives: alternatives) {
+            let measured = try TokenLogProbability.measure(token: token, logits: logits, vocabularySize: vocabularySize,
+                                                           alternatives: alternatives) {
                 try tokenizer.piece($0, renderSpecial: false)
-            })
+            }
+            logProbabilities.append(measured)
+            request.observeLogProbability?(measured)
         }
         let now = clock.now
         lastSample = now

@@ -9,6 +9,9 @@ package struct GenerationRequest: Sendable {
     package var cancellation: CancellationFlag
     /// Receives each chunk of text, on the model's thread.
     package var emit: @Sendable (String) -> Void
+    /// Receives each sampled token's log-probability as it is measured (with
+    /// ``CompletionOptions/logProbabilityAlternatives``), on the model's thread, before its text.
+    package var observeLogProbability: (@Sendable (TokenLogProbability) -> Void)?
 
     /// A request for `plan`.
     package init(plan: GenerationPlan, contextLimit: Int, cancellation: CancellationFlag,

@@ -430,7 +430,9 @@ def check_max_tokens(suite: Suite) -> dict:
 
 def check_logprobs(suite: Suite) -> dict:
     """Greedy chat with logprobs: one entry per generated token, its top alternatives, the chosen
-    token first among them; streamed, the chunks' logprobs join to the same list."""
+    token first among them; streamed, the chunks' logprobs join to the same list, and arrive as
+    the text does (with llmkit: the first content chunk carries its token's, and several chunks
+    carry some), not all in the last chunk."""
     create = suite.client().chat.completions.create
     arguments = dict(model=suite.args.model, messages=user("Name a color."), max_tokens=8, temperature=0,
                      logprobs=True, top_logprobs=3)
@@ -441,11 +443,20 @@ def check_logprobs(suite: Suite) -> dict:
         expect(entry.logprob <= 0 and len(entry.top_logprobs) == 3, f"entry {entry}")
         expect(entry.top_logprobs[0].token == entry.token, f"greedy token {entry.token!r} is not the likeliest")
         expect(abs(entry.top_logprobs[0].logprob - entry.logprob) < 1e-9, f"{entry}")
-    streamed = []
+    streamed, carrying, first_content_carries = [], 0, None
     for chunk in create(stream=True, **arguments):
-        if chunk.choices and chunk.choices[0].logprobs and chunk.choices[0].logprobs.content:
-            streamed += chunk.choices[0].logprobs.content
+        if not chunk.choices:
+            continue
+        carried = chunk.choices[0].logprobs.content if chunk.choices[0].logprobs else None
+        if chunk.choices[0].delta.content and first_content_carries is None:
+            first_content_carries = bool(carried)
+        if carried:
+            streamed += carried
+            carrying += 1
     expect([e.token for e in streamed] == [e.token for e in entries], "streamed logprobs differ from the whole answer's")
+    if suite.llmkit:
+        expect(first_content_carries and carrying >= 2,
+               f"streamed logprobs did not come with the text: {carrying} chunks carried them")
     completion = suite.client().completions.create(model=suite.args.model, prompt="The sky is", max_tokens=4,
                                                    temperature=0, logprobs=2)
     legacy = completion.choices[0].logprobs

@@ -173,7 +173,7 @@ struct ConversationTests {
             switch event {
             case .text(let delta): text += delta
             case .snapshot(let snapshot, _): text = snapshot
-            case .thinking, .toolCallDelta, .toolCallStarted, .toolCallFinished: break
+            case .thinking, .toolCallDelta, .toolCallStarted, .toolCallFinished, .logProbability: break
             case .done: dones += 1
             }
             last = event
@@ -214,7 +214,7 @@ struct ThinkingTests {
             case .thinking(let delta): streamedThinking += delta
             case .text(let delta): streamedText += delta
             case .snapshot(let text, let thinking): (streamedText, streamedThinking) = (text, thinking)
-            case .done, .toolCallDelta, .toolCallStarted, .toolCallFinished: break
+            case .done, .toolCallDelta, .toolCallStarted, .toolCallFinished, .logProbability: break
             }
         }
         let response = try await stream.result

@@ -56,4 +56,35 @@ struct LogProbabilityTests {
             _ = try await conversation.respond(to: "Say hello.", options: options)
         }
     }
+
+    @Test("streamed, each token's entry comes as it is sampled, before its text; together, the reply's list")
+    func streamedAsSampled() async throws {
+        let model = try await TestModel.load(.init(contextLength: 512))
+        var options = CompletionOptions.greedy(maximumResponseTokens: 12)
+        options.logProbabilityAlternatives = 2
+        var measured: [TokenLogProbability] = [], text = "", textBeforeFirstEntry = false
+        let stream = try Conversation(model: model).streamResponse(to: "Name three colors.", options: options)
+        for try await event in stream {
+            switch event {
+            case .logProbability(let entry): measured.append(entry)
+            case .text(let delta):
+                if measured.isEmpty { textBeforeFirstEntry = true }
+                text += delta
+                // The text so far is the measured tokens' text, or a prefix of it (a stop
+                // sequence or an unfinished character can hold a token's text back).
+                let bytes = measured.flatMap(\.chosen.bytes)
+                #expect(bytes.starts(with: Array(text.utf8)), "\(text.debugDescription)")
+            default: break
+            }
+        }
+        let reply = try await stream.result
+        #expect(!textBeforeFirstEntry)
+        #expect(measured == reply.logProbabilities && measured.count == reply.statistics.generatedTokens)
+        // Without the option, no such events.
+        var plain = 0
+        for try await event in try Conversation(model: model).streamResponse(to: "Hi.", options: .greedy(maximumResponseTokens: 4)) {
+            if case .logProbability = event { plain += 1 }
+        }
+        #expect(plain == 0)
+    }
 }
