@@ -28,7 +28,7 @@ public struct CompletionOptions: Sendable, Equatable {
     /// The scale of each of the model's LoRA adapters for this request, one per adapter of
     /// ``LocalModel/Configuration/adapters`` in that order (0 turns one off); nil: the model's
     /// scales now (``LocalModel/adapterScales``). Requests with other scales than those decoding
-    /// take turns with them, a step each (llama.cpp applies adapters to a whole batch), and
+    /// take turns with them (llama.cpp applies adapters to a whole batch), and
     /// reuse only cache that was computed with their own scales.
     public var adapterScales: [Float]?
 

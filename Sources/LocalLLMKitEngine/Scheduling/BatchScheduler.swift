@@ -72,6 +72,8 @@ package final class BatchScheduler: @unchecked Sendable {
     package var defaultAdapterScales: [Float]
     /// Steps decoded so far, for ``SequenceSlot/lastStep``.
     private var stepCounter: UInt64 = 0
+    /// The adapter scales decoding now, and for how many steps (see ``adapterTurn()``).
+    var turn: (scales: [Float]?, steps: Int) = (nil, 0)
 
     /// A scheduler over `context`, whose sequences it owns from now on.
     package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int,
