@@ -22,11 +22,9 @@ import json
 import os
 import statistics
 import sys
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_compare import PROMPTS, ROOT, Server, default_model  # noqa: E402
+from serve_compare import PROMPTS, ROOT, Server, default_model, threaded  # noqa: E402
 
 SERVERS = ["llmkit", "llama"]
 WORKLOADS = ["same", "two", "each"]
@@ -57,26 +55,13 @@ def complete(server: Server, prompt: str, lora, max_tokens: int) -> int:
 
 
 def run(server: Server, workload: str, clients: int, requests: int, max_tokens: int) -> float:
-    tokens = [0] * clients
-    errors: list[str] = []
+    """Generated tokens per second of `clients` threads sending `requests` requests each."""
+    def work(index: int) -> int:
+        return sum(complete(server, PROMPTS[(index + number) % len(PROMPTS)], lora_for(workload, index), max_tokens)
+                   for number in range(requests))
 
-    def client(index: int) -> None:
-        try:
-            for number in range(requests):
-                prompt = PROMPTS[(index + number) % len(PROMPTS)]
-                tokens[index] += complete(server, prompt, lora_for(workload, index), max_tokens)
-        except Exception as error:  # reported below
-            errors.append(str(error))
-
-    threads = [threading.Thread(target=client, args=(index,)) for index in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        sys.exit(errors[0])
-    return sum(tokens) / (time.perf_counter() - started)
+    tokens, elapsed = threaded(clients, work)
+    return sum(tokens) / elapsed
 
 
 def main() -> None:

@@ -23,11 +23,9 @@ import os
 import random
 import statistics
 import sys
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from serve_compare import ROOT, Server  # noqa: E402
+from serve_compare import ROOT, Server, threaded  # noqa: E402
 
 SERVERS = ["llmkit", "llama"]
 
@@ -62,26 +60,11 @@ def rerank(server: Server, query: str, documents: list[str]) -> int:
 
 def round_trip(server: Server, clients: int, requests: int, documents: int) -> float:
     """Pairs per second of `clients` threads sending `requests` requests each."""
-    pairs = [0] * clients
-    errors: list[str] = []
+    def work(index: int) -> int:
+        seeds = [index * 1000 + number for number in range(requests)]
+        return sum(rerank(server, sentences(1, seed)[0], sentences(documents, seed + 500_000)) for seed in seeds)
 
-    def client(index: int) -> None:
-        try:
-            for number in range(requests):
-                seed = index * 1000 + number
-                pairs[index] += rerank(server, sentences(1, seed)[0], sentences(documents, seed + 500_000))
-        except Exception as error:  # reported below
-            errors.append(str(error))
-
-    threads = [threading.Thread(target=client, args=(index,)) for index in range(clients)]
-    started = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    elapsed = time.perf_counter() - started
-    if errors:
-        sys.exit(f"{server.name}: {errors[0]}")
+    pairs, elapsed = threaded(clients, work)
     return sum(pairs) / elapsed
 
 

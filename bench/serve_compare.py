@@ -164,6 +164,29 @@ class Server:
             connection.close()
 
 
+def threaded(clients: int, work) -> tuple[list, float]:
+    """Runs `work(index)` on `clients` threads at once: their results, in index order, and the
+    seconds from the first start to the last end. The first error ends the script."""
+    results: list = [None] * clients
+    errors: list[str] = []
+
+    def client(index: int) -> None:
+        try:
+            results[index] = work(index)
+        except Exception as error:  # reported below
+            errors.append(str(error))
+
+    threads = [threading.Thread(target=client, args=(index,)) for index in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        sys.exit(errors[0])
+    return results, time.perf_counter() - started
+
+
 def run_clients(server: Server, clients: int, requests: int, max_tokens: int) -> dict:
     """clients threads, each sending requests streaming requests one after another."""
     ttfts: list[float] = []
