@@ -52,13 +52,10 @@ enum EmbedCommand {
         let texts = try inputTexts(arguments)
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         var configuration = try ModelOptions.configuration(arguments)
-        let url: URL
-        if let name = arguments.value("--model") {
-            let located = try await ModelOptions.locateWithAdapters(name)
-            url = located.url
-            configuration.adapters = located.adapters + configuration.adapters
+        let url = if let name = arguments.value("--model") {
+            try await ModelOptions.locate(name, addingAdaptersTo: &configuration)
         } else {
-            url = try LocalModel.defaultEmbeddingModelURL()
+            try LocalModel.defaultEmbeddingModelURL()
         }
         let model = try await LocalModel.load(from: url, configuration: configuration)
         guard !texts.isEmpty else { throw LocalModel.EmbeddingError.emptyInput }

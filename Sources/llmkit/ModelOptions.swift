@@ -71,12 +71,15 @@ enum ModelOptions {
         }
     }
 
-    /// A model the user named, as ``locate(_:)`` finds it, with the LoRA adapters its library
-    /// entry carries (``ModelLibrary/Entry/adapters``): they load before any of `--lora`.
-    static func locateWithAdapters(_ name: String) async throws -> (url: URL, adapters: [LocalModel.Configuration.Adapter]) {
+    /// A model the user named, as ``locate(_:)`` finds it; the LoRA adapters its library entry
+    /// carries (``ModelLibrary/Entry/adapters``) go into `configuration`, before any of `--lora`.
+    static func locate(_ name: String, addingAdaptersTo configuration: inout LocalModel.Configuration) async throws -> URL {
         switch try await target(name) {
-        case .entry(let entry): return (entry.url, entry.adapters)
-        case .file(let url): return (url, [])
+        case .entry(let entry):
+            configuration.adapters = entry.adapters + configuration.adapters
+            return entry.url
+        case .file(let url):
+            return url
         }
     }
 
@@ -196,12 +199,11 @@ enum ModelOptions {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         var configuration = try configuration ?? self.configuration(arguments)
         if !configuration.speculation.isEnabled { configuration.speculation = try await SpeculationFlags.speculation(arguments) }
-        let (url, carried) = if let name = arguments.value("--model") {
-            try await locateWithAdapters(name)
+        let url = if let name = arguments.value("--model") {
+            try await locate(name, addingAdaptersTo: &configuration)
         } else {
-            (try LocalModel.defaultModelURL(), [LocalModel.Configuration.Adapter]())
+            try LocalModel.defaultModelURL()
         }
-        configuration.adapters = carried + configuration.adapters
         return try await LocalModel.load(from: url, configuration: configuration)
     }
 

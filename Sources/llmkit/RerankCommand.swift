@@ -49,9 +49,8 @@ enum RerankCommand {
         let documents = try EmbedCommand.inputTexts(positionals: Array(arguments.positionals.dropFirst()))
         guard !documents.isEmpty else { throw UsageError(message: "no documents: give DOCUMENT arguments, or pipe one per line to stdin") }
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
-        let (url, carried) = try await ModelOptions.locateWithAdapters(name)
         var configuration = try ModelOptions.configuration(arguments)
-        configuration.adapters = carried + configuration.adapters
+        let url = try await ModelOptions.locate(name, addingAdaptersTo: &configuration)
         let model = try await LocalModel.load(from: url, configuration: configuration)
         let ranking = try await model.rank(query: query, documents: documents)
         let shown = ranking.documents.prefix(top ?? documents.count)

@@ -136,11 +136,10 @@ enum ServeCommand {
         if let alias, alias.isEmpty { throw UsageError(message: "--alias is empty") }
         let chatTemplate = try arguments.value("--chat-template").map(GenerationFlags.templateSource)
         for name in names.isEmpty ? [nil] : names.map(Optional.some) {
-            var (id, url, carried) = try await locate(name)
+            var modelConfiguration = configuration
+            var (id, url) = try await locate(name, addingAdaptersTo: &modelConfiguration)
             if let alias { id = alias }
             guard models[id] == nil else { throw UsageError(message: "two models are named '\(id)'; name them with NAME=MODEL") }
-            var modelConfiguration = configuration
-            modelConfiguration.adapters = carried + configuration.adapters
             // An embedding model generates nothing to speculate on.
             if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.speculation = speculation }
             models[id] = ModelServer.Source(url: url, configuration: modelConfiguration, chatTemplate: chatTemplate)
@@ -169,11 +168,12 @@ enum ServeCommand {
     }
 
     /// A `--model` value: `NAME=MODEL`, or a model whose id is its name (a file's name without
-    /// .gguf), with the adapters its library entry carries.
-    private static func locate(_ value: String?) async throws -> (id: String, url: URL, adapters: [LocalModel.Configuration.Adapter]) {
+    /// .gguf); the adapters its library entry carries go into `configuration`.
+    private static func locate(_ value: String?, addingAdaptersTo configuration: inout LocalModel.Configuration) async throws
+        -> (id: String, url: URL) {
         guard let value else {
             let url = try LocalModel.defaultModelURL()
-            return (url.deletingPathExtension().lastPathComponent, url, [])
+            return (url.deletingPathExtension().lastPathComponent, url)
         }
         var id = value
         var name = value
@@ -184,8 +184,7 @@ enum ServeCommand {
             id = URL(filePath: value).deletingPathExtension().lastPathComponent
         }
         guard !id.isEmpty else { throw UsageError(message: "--model \(value): the name before = is empty") }
-        let (url, adapters) = try await ModelOptions.locateWithAdapters(name)
-        return (id, url, adapters)
+        return (id, try await ModelOptions.locate(name, addingAdaptersTo: &configuration))
     }
 
     /// The API key: `--api-key`, else the first line of `--api-key-file`, else `$LLMKIT_API_KEY`.

@@ -53,10 +53,7 @@ package final class InferenceContext: @unchecked Sendable {
     /// The scheduler has checked that there is one scale per adapter (llama.cpp cannot refuse them then).
     package func useAdapterScales(_ scales: [Float]) {
         guard scales != adapterScales else { return }
-        precondition(scales.count == model.adapters.count, "one scale per adapter")
-        var pointers: [OpaquePointer?] = model.adapters.map(\.pointer)
-        var values = scales
-        _ = llama_set_adapters_lora(pointer, &pointers, pointers.count, &values)
+        model.applyAdapters(at: scales, to: pointer)
         adapterScales = scales
     }
 

@@ -32,14 +32,7 @@ package enum LlamaRuntime {
         }
         guard let context else { throw LocalModel.Error.contextCreationFailed(reason: errors.summary ?? failure) }
         liveContexts.withLock { $0 += 1 }
-        if !model.adapters.isEmpty {
-            var pointers: [OpaquePointer?] = model.adapters.map(\.pointer)
-            var scales = model.adapters.map(\.scale)
-            guard llama_set_adapters_lora(context, &pointers, pointers.count, &scales) == 0 else {
-                freeContext(context)
-                throw LocalModel.Error.contextCreationFailed(reason: "llama.cpp could not apply the LoRA adapters to the context")
-            }
-        }
+        if !model.adapters.isEmpty { model.applyAdapters(at: model.adapters.map(\.scale), to: context) }
         if let steering = model.steering, !steering.apply(to: context) {
             freeContext(context)
             throw LocalModel.Error.contextCreationFailed(reason: "llama.cpp could not apply the control vectors to the context")

@@ -99,3 +99,14 @@ extension LocalModel {
         _ = try ControlVectorSteering.read([vector], layers: nil, for: GGUFFile(modelAt: url))
     }
 }
+
+extension ModelHandle {
+    /// Sets the model's adapters on `context` at `scales`, one per adapter in load order
+    /// (`llama_set_adapters_lora`, which takes any such list and returns 0).
+    func applyAdapters(at scales: [Float], to context: OpaquePointer) {
+        precondition(scales.count == adapters.count, "one scale per adapter")
+        var pointers: [OpaquePointer?] = adapters.map(\.pointer)
+        var values = scales
+        _ = llama_set_adapters_lora(context, &pointers, pointers.count, &values)
+    }
+}

@@ -53,19 +53,28 @@ package struct ControlVectorSteering: Sendable {
             throw LocalModel.Error.invalidOption(name: "controlVectorLayers",
                                                  reason: "\(range.lowerBound)...\(range.upperBound) is beyond the model's layers 1...\(layerCount)")
         }
-        var sum = [Float](repeating: 0, count: width * (layerCount - 1))
-        for vector in vectors {
-            try add(vector, width: width, lastLayer: layerCount - 1, into: &sum)
+        // Every header first: the sum is sized by the layers the files hold, each a direction
+        // of the model's width that fits in its file, never by what a model's header claims.
+        let checked = try vectors.map { try (vector: $0, layers: directionLayers(of: $0, width: width, lastLayer: layerCount - 1)) }
+        var sum = [Float](repeating: 0, count: width * (checked.flatMap { $0.layers.map(\.layer) }.max() ?? 0))
+        for (vector, layers) in checked {
+            try add(vector, layers: layers, width: width, into: &sum)
         }
         return ControlVectorSteering(directions: sum, width: Int32(width),
                                      layers: Int32(range.lowerBound)...Int32(range.upperBound))
     }
 
-    /// Adds `vector`'s directions, times its scale, to `sum`.
-    private static func add(_ vector: LocalModel.Configuration.ControlVector, width: Int, lastLayer: Int,
-                            into sum: inout [Float]) throws {
-        let path = vector.url.path
-        func refuse(_ reason: String) -> LocalModel.Error { .invalidControlVector(path: path, reason: reason) }
+    /// The `invalidControlVector` error of `vector`.
+    private static func refusal(_ vector: LocalModel.Configuration.ControlVector, _ reason: String) -> LocalModel.Error {
+        .invalidControlVector(path: vector.url.path, reason: reason)
+    }
+
+    /// Checks `vector`'s header before any data is read: every tensor one F32 direction of the
+    /// model's width, for a layer the model has.
+    /// - Returns: its tensors' names and layers, in file order.
+    private static func directionLayers(of vector: LocalModel.Configuration.ControlVector, width: Int,
+                                        lastLayer: Int) throws -> [(name: String, layer: Int)] {
+        func refuse(_ reason: String) -> LocalModel.Error { refusal(vector, reason) }
         let header: GGUFFile
         do {
             header = try GGUFFile(contentsOf: vector.url)
@@ -73,10 +82,7 @@ package struct ControlVectorSteering: Sendable {
             throw refuse("it is not a readable GGUF file: \((error as? LocalizedError)?.errorDescription ?? "\(error)")")
         }
         guard !header.tensors.isEmpty else { throw refuse("it holds no direction tensors") }
-        // Before any data is read: every tensor one F32 direction of the model's width, for a
-        // layer the model has, so that the data read below is bounded by the model's size.
-        var layers: [(name: String, layer: Int)] = []
-        for tensor in header.tensors {
+        return try header.tensors.map { tensor in
             guard tensor.name.hasPrefix("direction."), let layer = Int(tensor.name.dropFirst("direction.".count)) else {
                 throw refuse("its tensor \(tensor.name) is not named direction.LAYER")
             }
@@ -87,11 +93,17 @@ package struct ControlVectorSteering: Sendable {
             guard tensor.dimensions == [Int64(width)] else {
                 throw refuse("\(tensor.name) has shape \(tensor.dimensions), but the model's embedding width is \(width)")
             }
-            layers.append((tensor.name, layer))
+            return (tensor.name, layer)
         }
+    }
+
+    /// Adds the directions `layers` names in `vector`, times its scale, to `sum`.
+    private static func add(_ vector: LocalModel.Configuration.ControlVector, layers: [(name: String, layer: Int)],
+                            width: Int, into sum: inout [Float]) throws {
+        func refuse(_ reason: String) -> LocalModel.Error { refusal(vector, reason) }
         var tensorContext: OpaquePointer?
         let (gguf, errors) = LlamaLog.collectingErrors {
-            withUnsafeMutablePointer(to: &tensorContext) { gguf_init_from_file(path, gguf_init_params(no_alloc: false, ctx: $0)) }
+            withUnsafeMutablePointer(to: &tensorContext) { gguf_init_from_file(vector.url.path, gguf_init_params(no_alloc: false, ctx: $0)) }
         }
         defer {
             if let gguf { gguf_free(gguf) }

@@ -196,10 +196,13 @@ package final class BatchScheduler: @unchecked Sendable {
             promptTaken.append((index, chunk.count))
         }
         laps?.lap(\.building)
-        if let scales = turn.scales { context.useAdapterScales(scales) }
-        stepCounter += 1
-        for index in Set(entries.map { Int($0.sequence) }).union(medium.map { [$0.slot] } ?? []) {
-            slots[index].lastStep = stepCounter
+        if let scales = turn.scales {
+            // Only a model with adapters takes turns, so only it keeps count (not the token loop of others).
+            context.useAdapterScales(scales)
+            stepCounter += 1
+            for index in Set(entries.map { Int($0.sequence) }).union(medium.map { [$0.slot] } ?? []) {
+                slots[index].lastStep = stepCounter
+            }
         }
         if let medium { decodeMedium(medium.span, of: medium.slot) }
         if !entries.isEmpty {

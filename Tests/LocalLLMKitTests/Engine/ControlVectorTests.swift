@@ -58,4 +58,16 @@ struct ControlVectorTests {
             _ = try await LocalModel.load(from: ReferenceModel.chatURL(), configuration: .init(controlVectors: [.init(url: vector)]))
         }
     }
+
+    @Test("a model header that claims a huge width costs no memory: the vector's own tensors bound the sum")
+    func forgedModelWidth() throws {
+        let folder = try TemporaryDirectory()
+        let vector = folder.file("vector.gguf"), forged = folder.file("forged.gguf")
+        try SyntheticFile.write("synth-control-vector", to: vector)
+        try GGUFRewriter.copy(ReferenceModel.chatURL(), to: forged, settingUInt32: "llama.embedding_length", to: 4_000_000_000)
+        #expect(throws: LocalModel.Error.invalidControlVector(
+            path: vector.path, reason: "direction.1 has shape [576], but the model's embedding width is 4000000000")) {
+            try LocalModel.checkControlVector(.init(url: vector), forModelAt: forged)
+        }
+    }
 }
