@@ -115,8 +115,8 @@ extension ModelServer {
                 let options = try OllamaRequest.options(body, vocabularySize: served.vocabularySize)
                 let format = try OllamaRequest.format(body)
                 if raw {
-                    let completion = served.model.streamCompletion(prompt, format: format, options: options, reusesCache: true)
-                    return ChoiceStreams.merge(count: 1) { _ in Self.conversationEvents(completion) }
+                    let completion = served.model.streamCompletionEvents(prompt, format: format, options: options, reusesCache: true)
+                    return ChoiceStreams.merge(count: 1) { _ in completion }
                 }
                 var messages = try body.string("system").map { [ChatMessage.system($0)] } ?? []
                 messages.append(ChatMessage(role: .user, content: prompt, attachments: try OllamaRequest.images(body["images"], param: "images")))
@@ -156,23 +156,6 @@ extension ModelServer {
         }
         lines.finish(done: false)
         return Task.isCancelled ? 499 : 200
-    }
-
-    /// A raw completion's chunks as conversation events (text, then done), for the code that
-    /// streams both.
-    static func conversationEvents(_ stream: CompletionStream) -> AsyncThrowingStream<Conversation.Event, any Swift.Error> {
-        let (events, continuation) = AsyncThrowingStream<Conversation.Event, any Swift.Error>.makeStream()
-        let task = Task {
-            do {
-                for try await text in stream { continuation.yield(.text(text)) }
-                continuation.yield(.done(try await stream.result))
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return events
     }
 
     /// Whether `keep_alive` is zero (`0`, `0.0`, `"0"`, `"0s"`, `"0m"`, `"0h"`): the one value

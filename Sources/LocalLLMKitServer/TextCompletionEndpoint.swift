@@ -23,9 +23,8 @@ extension ModelServer {
             return fail(exchange, APIError(error), cors: cors)
         }
         let stream = ChoiceStreams.merge(count: parameters.choices) { index in
-            Self.conversationEvents(served.model.streamCompletion(prompt, format: format,
-                                                                options: ChoiceStreams.options(parameters.options, choice: index),
-                                                                reusesCache: parameters.reusesPromptCache))
+            served.model.streamCompletionEvents(prompt, format: format, options: ChoiceStreams.options(parameters.options, choice: index),
+                                                reusesCache: parameters.reusesPromptCache)
         }
         let id = CompletionJSON.id(prefix: "cmpl-")
         let created = Int(Date().timeIntervalSince1970)
@@ -48,17 +47,26 @@ extension ModelServer {
         }
         var events = EventStream(exchange: exchange, headers: cors)
         var finished: [GenerationStatistics] = []
+        // Each chunk carries the entries of the tokens measured since the last one, and the
+        // offset of its first token's text in its choice.
+        var pending = Array(repeating: LogProbabilityChunks(), count: parameters.choices)
         do {
             for try await (index, event) in stream {
                 let choice: OrderedJSON
                 switch event {
+                case .logProbability(let measured):
+                    pending[index].entries.append(measured)
+                    continue
                 case .text(let text):
-                    choice = CompletionJSON.textChoice(index: index, text: text, finishReason: nil)
+                    let carried = pending[index].take()
+                    choice = CompletionJSON.textChoice(index: index, text: text, finishReason: nil,
+                                                       logProbabilities: carried.entries, textOffset: carried.textOffset)
                 case .done(let response):
                     metrics.recordTokens(response.statistics)
                     finished.append(response.statistics)
+                    let carried = pending[index].take()
                     choice = CompletionJSON.textChoice(index: index, text: "", finishReason: CompletionJSON.finishReason(response.stopReason),
-                                                       logProbabilities: response.logProbabilities)
+                                                       logProbabilities: carried.entries, textOffset: carried.textOffset)
                 default:
                     continue                                  // a raw completion streams text only
                 }

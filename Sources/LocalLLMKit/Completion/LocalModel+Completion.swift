@@ -23,6 +23,22 @@ extension LocalModel {
         makeStream(.text(prompt), format: format, options: options, reusesCache: reusesCache)
     }
 
+    /// Streams a continuation of `prompt` as events: text, each generated token's
+    /// log-probability as it is sampled (when the options ask for them), then the response. The
+    /// server's streamed text completions send each token's entry with the text it belongs to.
+    package nonisolated func streamCompletionEvents(_ prompt: String, format: OutputFormat = .text, options: CompletionOptions,
+                                                    reusesCache: Bool) -> GenerationStream<Conversation.Event, ModelResponse<String>> {
+        let flag = CancellationFlag()
+        return GenerationStream.start(flag: flag) { emit in
+            let response = try await self.countingGeneration {
+                try await self.serve(.text(prompt), format: format, options: options, reusesCache: reusesCache, flag: flag,
+                                     emit: { emit(.text($0)) }, observe: { emit(.logProbability($0)) })
+            }
+            emit(.done(response))
+            return response
+        }
+    }
+
     /// Streams a continuation of a prompt given as token ids.
     public nonisolated func streamCompletion(tokens: [Token], format: OutputFormat = .text,
                                              options: CompletionOptions = .init()) -> CompletionStream {
@@ -50,16 +66,17 @@ extension LocalModel {
 
     /// Runs one request to its end, alongside the model's other requests.
     private func serve(_ input: PromptInput, format: OutputFormat, options: CompletionOptions, reusesCache: Bool,
-                       flag: CancellationFlag,
-                       emit: @escaping @Sendable (String) -> Void) async throws -> ModelResponse<String> {
+                       flag: CancellationFlag, emit: @escaping @Sendable (String) -> Void,
+                       observe: (@Sendable (TokenLogProbability) -> Void)? = nil) async throws -> ModelResponse<String> {
         var options = options
         options.sampling = options.sampling.filling(from: file.recommendedSampling)
         try options.validate()
         let constraint = try await format.preparedConstraint(for: handle)
         let plan = GenerationPlan(promptTokens: try promptTokens(for: input), options: options,
                                   constraint: constraint.map { .grammar($0.grammar) } ?? .none, reusesCache: reusesCache)
-        let outcome = try await generate(GenerationRequest(plan: plan, contextLimit: contextLength, cancellation: flag,
-                                                           emit: emit))
+        var request = GenerationRequest(plan: plan, contextLimit: contextLength, cancellation: flag, emit: emit)
+        request.observeLogProbability = observe
+        let outcome = try await generate(request)
         if outcome.stopReason == .endOfText, let check = constraint?.check { try check.verify(outcome.text) }
         return ModelResponse(outcome)
     }

@@ -127,12 +127,29 @@ enum CompletionJSON {
 
     /// One choice of a text completion: its text (a chunk of it when streamed) and, at its end,
     /// its finish reason and log-probabilities.
-    static func textChoice(index: Int, text: String, finishReason: String?, logProbabilities: [TokenLogProbability] = []) -> OrderedJSON {
+    static func textChoice(index: Int, text: String, finishReason: String?, logProbabilities: [TokenLogProbability] = [],
+                           textOffset: Int = 0) -> OrderedJSON {
         .object([
             ("text", .string(text)), ("index", .integer(index)),
-            ("logprobs", logProbabilities.isEmpty ? .null : LogProbabilityJSON.completion(logProbabilities)),
+            ("logprobs", logProbabilities.isEmpty ? .null : LogProbabilityJSON.completion(logProbabilities, textOffset: textOffset)),
             ("finish_reason", finishReason.map(OrderedJSON.string) ?? .null),
         ])
+    }
+}
+
+/// The log-probabilities of a streamed text choice that its next chunk carries, and where that
+/// chunk's first token starts in the choice's text (OpenAI's `text_offset` counts from there).
+struct LogProbabilityChunks {
+    var entries: [TokenLogProbability] = []
+    var textOffset = 0
+
+    /// The entries to send now, and their offset; the next ones start after their text.
+    mutating func take() -> (entries: [TokenLogProbability], textOffset: Int) {
+        defer {
+            textOffset += entries.reduce(0) { $0 + LogProbabilityJSON.text($1.chosen.bytes).count }
+            entries = []
+        }
+        return (entries, textOffset)
     }
 }
 

@@ -13,11 +13,12 @@ enum LogProbabilityJSON {
 
     /// For `/v1/completions`: the chat shape, plus OpenAI's older fields (`tokens`,
     /// `token_logprobs`, `top_logprobs` as token → logprob maps, `text_offset`) that its
-    /// completions clients read.
-    static func completion(_ entries: [TokenLogProbability]) -> OrderedJSON {
+    /// completions clients read. `textOffset` is where the first entry's text starts (a streamed
+    /// chunk's entries continue the choice's).
+    static func completion(_ entries: [TokenLogProbability], textOffset: Int = 0) -> OrderedJSON {
         guard case .object(var fields) = chat(entries) else { return .null }
         var offsets: [OrderedJSON] = []
-        var offset = 0
+        var offset = textOffset
         for entry in entries {
             offsets.append(.integer(offset))
             offset += text(entry.chosen.bytes).count

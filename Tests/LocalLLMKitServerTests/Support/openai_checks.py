@@ -462,7 +462,26 @@ def check_logprobs(suite: Suite) -> dict:
     legacy = completion.choices[0].logprobs
     expect(len(legacy.tokens) == len(legacy.token_logprobs) == len(legacy.top_logprobs) == 4, f"{legacy}")
     expect("".join(legacy.tokens) == completion.choices[0].text, f"{legacy.tokens} vs {completion.choices[0].text!r}")
-    return {"tokens": [e.token for e in entries], "logprobs": [e.logprob for e in entries]}
+    # Streamed text completions: each chunk's `logprobs` are its own tokens', with offsets that
+    # continue the text so far; joined, the same as the whole answer's.
+    tokens, offsets, text, carrying = [], [], "", 0
+    for chunk in suite.client().completions.create(model=suite.args.model, prompt="The sky is", max_tokens=4,
+                                                   temperature=0, logprobs=2, stream=True):
+        if not chunk.choices:
+            continue
+        carried = chunk.choices[0].logprobs
+        if carried and carried.tokens:
+            carrying += 1
+            tokens += carried.tokens
+            offsets += carried.text_offset
+        text += chunk.choices[0].text
+    expect(tokens == legacy.tokens, f"streamed completion tokens {tokens} vs {legacy.tokens}")
+    expect(offsets == [len("".join(tokens[:i])) for i in range(len(tokens))], f"text offsets {offsets} for {tokens}")
+    expect(text == completion.choices[0].text, f"streamed text {text!r}")
+    if suite.llmkit:
+        expect(carrying >= 2, f"streamed completion logprobs did not come with the text: {carrying} chunks carried them")
+    return {"tokens": [e.token for e in entries], "logprobs": [e.logprob for e in entries],
+            "streamed_completion_chunks_with_logprobs": carrying}
 
 
 def check_choices(suite: Suite) -> dict:
