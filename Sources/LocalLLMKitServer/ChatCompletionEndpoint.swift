@@ -58,37 +58,38 @@ extension ModelServer {
         // Tokens' log-probabilities not yet sent: each content chunk carries those measured
         // before it; the last chunk, any left (tokens of thinking or of a tool call's markup).
         var pendingProbabilities = Array(repeating: [TokenLogProbability](), count: conversations.count)
-        func takeProbabilities(_ index: Int) -> OrderedJSON {
+        func takeProbabilities(_ index: Int) -> OrderedJSON? {
             defer { pendingProbabilities[index] = [] }
-            return pendingProbabilities[index].isEmpty ? .null : LogProbabilityJSON.chat(pendingProbabilities[index])
+            return pendingProbabilities[index].isEmpty ? nil : LogProbabilityJSON.chat(pendingProbabilities[index])
         }
         do {
             for try await (index, event) in stream {
-                func chunk(_ delta: [(String, OrderedJSON)], finish: String? = nil, logProbabilities: OrderedJSON = .null) -> OrderedJSON {
-                    CompletionJSON.chatChunk(id: id, model: served.id, created: created, index: index, delta: delta,
-                                             finishReason: finish, logProbabilities: logProbabilities)
+                func chunk(_ delta: ChatCompletionChunk.Delta, finish: String? = nil, logProbabilities: OrderedJSON? = nil) -> ChatCompletionChunk {
+                    ChatCompletionChunk(id: id, created: created, model: served.id, choices: [
+                        .init(index: index, delta: delta, logProbabilities: logProbabilities, finishReason: finish),
+                    ])
                 }
                 if opened.insert(index).inserted {
-                    events.send(chunk([("role", .string("assistant")), ("content", .string(""))]))
+                    events.send(chunk(.init(role: "assistant", content: "")))
                 }
                 switch event {
                 case .text(let delta):
                     streamed[index].text += delta
-                    events.send(chunk([("content", .string(delta))], logProbabilities: takeProbabilities(index)))
+                    events.send(chunk(.init(content: delta), logProbabilities: takeProbabilities(index)))
                     timing.contentSent()
                 case .thinking(let delta):
                     streamed[index].thinking += delta
-                    events.send(chunk([("reasoning_content", .string(delta))]))
+                    events.send(chunk(.init(reasoning: delta)))
                     timing.contentSent()
                 case .snapshot(let text, let thinking):
                     // Streamed text cannot be taken back: only what extends it is sent.
                     if thinking.hasPrefix(streamed[index].thinking), thinking.count > streamed[index].thinking.count {
-                        events.send(chunk([("reasoning_content", .string(String(thinking.dropFirst(streamed[index].thinking.count))))]))
+                        events.send(chunk(.init(reasoning: String(thinking.dropFirst(streamed[index].thinking.count)))))
                         streamed[index].thinking = thinking
                         timing.contentSent()
                     }
                     if text.hasPrefix(streamed[index].text), text.count > streamed[index].text.count {
-                        events.send(chunk([("content", .string(String(text.dropFirst(streamed[index].text.count))))],
+                        events.send(chunk(.init(content: String(text.dropFirst(streamed[index].text.count))),
                                           logProbabilities: takeProbabilities(index)))
                         streamed[index].text = text
                         timing.contentSent()
@@ -101,10 +102,10 @@ extension ModelServer {
                     }
                     streamedCalls[index][piece.index]?.arguments += piece.arguments
                     let call = streamedCalls[index][piece.index]!
-                    events.send(chunk([("tool_calls", .array([
+                    events.send(chunk(.init(toolCalls: [
                         CompletionJSON.toolCallPiece(index: piece.index, id: isNew ? call.id : nil, name: isNew ? piece.name : nil,
                                                      arguments: piece.arguments),
-                    ]))]))
+                    ])))
                 case .logProbability(let measured):
                     pendingProbabilities[index].append(measured)
                 case .toolCallStarted, .toolCallFinished:
@@ -116,15 +117,15 @@ extension ModelServer {
                     }
                     // What the pieces did not carry: calls not streamed, the ends of those that were.
                     let rest = CompletionJSON.unstreamedToolCalls(response.toolInvocations, streamed: streamedCalls[index])
-                    if !rest.isEmpty { events.send(chunk([("tool_calls", .array(rest))])) }
-                    events.send(chunk([], finish: CompletionJSON.finishReason(response.stopReason),
+                    if !rest.isEmpty { events.send(chunk(.init(toolCalls: rest))) }
+                    events.send(chunk(.init(), finish: CompletionJSON.finishReason(response.stopReason),
                                       logProbabilities: takeProbabilities(index)))
                     finished.append(response.statistics)
                 }
             }
             if request.parameters.includeUsage, !finished.isEmpty {
-                events.send(CompletionJSON.usageChunk(id: id, object: "chat.completion.chunk", model: served.id,
-                                                      created: created, statistics: CompletionJSON.combined(finished)))
+                events.send(ChatCompletionChunk(id: id, created: created, model: served.id, choices: [],
+                                                usage: CompletionJSON.usage(CompletionJSON.combined(finished))))
             }
         } catch {
             let failure = APIError(error)

@@ -180,6 +180,12 @@ extension ModelServer {
         return status
     }
 
+    /// Answers with a whole chat completion (OpenAI's wire type).
+    func succeed(_ exchange: HTTPExchange, _ completion: ChatCompletionChunk) -> Int {
+        exchange.respond(status: 200, headers: corsHeaders(for: exchange), body: completion.serialized())
+        return 200
+    }
+
     /// The served model a request names: a fixed model's id, or a library model's name.
     func servedModel(named id: String) async throws(APIError) -> ServedEntry {
         if let fixed = fixedModels.first(where: { $0.id == id }) { return fixed }

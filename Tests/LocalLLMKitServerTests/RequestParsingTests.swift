@@ -1,5 +1,5 @@
 import Foundation
-import LocalLLMKit
+@testable import LocalLLMKit
 import Testing
 @testable import LocalLLMKitServer
 
@@ -216,5 +216,77 @@ struct RequestParsingTests {
                 }
             }
         }
+    }
+}
+
+/// The other direction of the wire model: every field `RemoteModel` writes into a chat request
+/// is one this server reads. Each field of a request with every setting set is, in turn, given
+/// a value of the wrong kind; the server must refuse it naming that field, which it can only do
+/// by reading it. A field added to the client that the server ignores fails here.
+struct RemoteRequestFieldTests {
+    @Test("every field RemoteModel writes, nested ones too, is read by the server")
+    func everyClientFieldIsRead() throws {
+        var options = CompletionOptions(maximumResponseTokens: 5, stopSequences: ["END"])
+        for field in SamplingWireField.all {
+            switch field.kind {
+            case .number(let range): field.apply(&options, .number((range.lowerBound + range.upperBound) / 2))
+            case .integer(let range): field.apply(&options, .integer(min(max(range.lowerBound, 1), range.upperBound)))
+            case .strings: field.apply(&options, .array([.string(",")]))
+            }
+        }
+        options.sampling.logitBias = [5: -2]
+        options.adapterScales = [0.5]
+        let tool = OrderedJSON.object([("type", .string("function")), ("function", .object([
+            ("name", .string("f")), ("parameters", .object([("type", .string("object")), ("properties", .object([]))])),
+        ]))])
+        let request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: options, seed: 7,
+                                        format: .jsonSchema(#"{"type":"object"}"#), tools: [tool], toolChoice: "auto",
+                                        thinking: .enabled(budget: 10, budgetMessage: "enough"))
+        guard case .object(let fields) = try OrderedJSONParser.parse(String(decoding: try request.body(), as: UTF8.self)) else {
+            Issue.record("the client's body is not an object")
+            return
+        }
+        func parse(_ fields: [(String, OrderedJSON)]) throws(APIError) -> ChatCompletionRequest {
+            try ChatCompletionRequest(RequestBody(Data(OrderedJSON.object(fields).serialized().utf8)),
+                                      vocabularySize: 1000, adapterCount: 1, templateThinks: true)
+        }
+        // As sent, it is accepted, with every setting the client made.
+        let read = try parse(fields)
+        #expect(read.parameters.options.stopSequences == ["END"] && read.parameters.options.adapterScales == [0.5])
+        #expect(read.thinking.budget == 10 && read.thinking.budgetMessage == "enough" && read.tools.map(\.name) == ["f"])
+        #expect(fields.count >= SamplingWireField.all.count + 10, "\(fields.map(\.0))")
+
+        // A value of the wrong kind for each field, and for each field of an object field.
+        var poisoned: [(path: String, fields: [(String, OrderedJSON)])] = []
+        for (index, (name, value)) in fields.enumerated() {
+            var copy = fields
+            copy[index].1 = Self.wrongKind(for: value)
+            poisoned.append((name, copy))
+            if case .object(let inner) = value, name != "logit_bias" {
+                for (innerIndex, (innerName, innerValue)) in inner.enumerated() {
+                    var nested = inner
+                    nested[innerIndex].1 = Self.wrongKind(for: innerValue)
+                    var copy = fields
+                    copy[index].1 = .object(nested)
+                    poisoned.append(("\(name).\(innerName)", copy))
+                }
+            }
+        }
+        for (path, fields) in poisoned {
+            do throws(APIError) {
+                _ = try parse(fields)
+                Issue.record("the server ignored \(path), which RemoteModel sends")
+            } catch {
+                let names = path.split(separator: ".").map(String.init)
+                #expect(error.status == 400 && names.contains { error.param?.hasPrefix($0) == true || error.message.contains($0) },
+                        "\(path): \(error.message) (param \(String(describing: error.param)))")
+            }
+        }
+    }
+
+    /// A value no field of the kind of `value` takes.
+    private static func wrongKind(for value: OrderedJSON) -> OrderedJSON {
+        if case .object = value { return .string("not an object") }
+        return .object([("not", .string("a \(value)"))])
     }
 }

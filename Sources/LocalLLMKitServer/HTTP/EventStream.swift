@@ -31,6 +31,13 @@ struct EventStream {
         return exchange.write("data: \(json.serialized())\n\n")
     }
 
+    /// Sends one event of a wire type (OpenAI's chat chunks). Returns false once the client has gone.
+    @discardableResult
+    mutating func send(_ chunk: ChatCompletionChunk) -> Bool {
+        start()
+        return exchange.write("data: \(chunk.serialized())\n\n")
+    }
+
     /// Sends one named event (`event: NAME`), as Anthropic's streams do. Returns false once the client has gone.
     @discardableResult
     mutating func send(event name: String, _ json: OrderedJSON) -> Bool {

@@ -19,43 +19,26 @@ enum CompletionJSON {
     }
 
     /// `usage`, with cached prompt tokens and reasoning tokens in their details.
-    static func usage(_ statistics: GenerationStatistics) -> OrderedJSON {
-        .object([
-            ("prompt_tokens", .integer(statistics.promptTokens)),
-            ("completion_tokens", .integer(statistics.generatedTokens)),
-            ("total_tokens", .integer(statistics.promptTokens + statistics.generatedTokens)),
-            ("prompt_tokens_details", .object([("cached_tokens", .integer(statistics.cachedPromptTokens))])),
-            ("completion_tokens_details", .object([("reasoning_tokens", .integer(statistics.thinkingTokens))])),
-        ])
+    static func usage(_ statistics: GenerationStatistics) -> ChatCompletionChunk.Usage {
+        ChatCompletionChunk.Usage(promptTokens: statistics.promptTokens, completionTokens: statistics.generatedTokens,
+                                  cachedTokens: statistics.cachedPromptTokens, reasoningTokens: statistics.thinkingTokens)
     }
 
-    /// The tool calls of a message (`index` is added for stream deltas).
-    static func toolCalls(_ calls: [ToolInvocation], indexed: Bool) -> OrderedJSON {
-        .array(calls.enumerated().map { index, call in
-            var fields: [(String, OrderedJSON)] = indexed ? [("index", .integer(index))] : []
-            fields += [
-                ("id", .string(call.modelCallID ?? id(prefix: "call_"))),
-                ("type", .string("function")),
-                ("function", .object([("name", .string(call.name)), ("arguments", .string(call.arguments))])),
-            ]
-            return .object(fields)
-        })
+    /// `usage` as a JSON value, for the responses built of JSON values (text completions).
+    static func usageJSON(_ statistics: GenerationStatistics) -> OrderedJSON {
+        let text = String(decoding: (try? JSONEncoder().encode(usage(statistics))) ?? Data("{}".utf8), as: UTF8.self)
+        return (try? OrderedJSONParser.parse(text)) ?? .null
     }
 
     /// One streamed piece of tool call `index`: its id and name in the first piece only.
-    static func toolCallPiece(index: Int, id: String?, name: String?, arguments: String) -> OrderedJSON {
-        var fields: [(String, OrderedJSON)] = [("index", .integer(index))]
-        if let id { fields += [("id", .string(id)), ("type", .string("function"))] }
-        var function: [(String, OrderedJSON)] = []
-        if let name { function.append(("name", .string(name))) }
-        function.append(("arguments", .string(arguments)))
-        return .object(fields + [("function", .object(function))])
+    static func toolCallPiece(index: Int, id: String?, name: String?, arguments: String) -> ChatCompletionChunk.ToolCallDelta {
+        ChatCompletionChunk.ToolCallDelta(index: index, id: id, name: name, arguments: arguments)
     }
 
     /// The pieces that complete a streamed answer's calls: each call not streamed, whole, and
     /// the rest of the arguments of each call that was (nothing where the final arguments do not
     /// extend what was streamed: a client cannot take a piece back).
-    static func unstreamedToolCalls(_ calls: [ToolInvocation], streamed: [Int: StreamedToolCall]) -> [OrderedJSON] {
+    static func unstreamedToolCalls(_ calls: [ToolInvocation], streamed: [Int: StreamedToolCall]) -> [ChatCompletionChunk.ToolCallDelta] {
         calls.enumerated().compactMap { index, call in
             guard let sent = streamed[index] else {
                 return toolCallPiece(index: index, id: call.modelCallID ?? id(prefix: "call_"), name: call.name, arguments: call.arguments)
@@ -66,22 +49,20 @@ enum CompletionJSON {
     }
 
     /// A whole chat completion: one choice for each response, in order.
-    static func chatCompletion(id: String, model: String, created: Int, responses: [ModelResponse<String>]) -> OrderedJSON {
-        let choices = responses.enumerated().map { index, response -> OrderedJSON in
-            var message: [(String, OrderedJSON)] = [("role", .string("assistant"))]
-            message.append(("content", response.toolInvocations.isEmpty || !response.text.isEmpty ? .string(response.text) : .null))
-            if !response.thinking.isEmpty { message.append(("reasoning_content", .string(response.thinking))) }
-            if !response.toolInvocations.isEmpty { message.append(("tool_calls", toolCalls(response.toolInvocations, indexed: false))) }
-            return .object([
-                ("index", .integer(index)), ("message", .object(message)),
-                ("logprobs", response.logProbabilities.isEmpty ? .null : LogProbabilityJSON.chat(response.logProbabilities)),
-                ("finish_reason", .string(finishReason(response.stopReason))),
-            ])
+    static func chatCompletion(id: String, model: String, created: Int, responses: [ModelResponse<String>]) -> ChatCompletionChunk {
+        let choices = responses.enumerated().map { index, response in
+            let calls = response.toolInvocations.map { call in
+                ChatCompletionChunk.ToolCallDelta(index: nil, id: call.modelCallID ?? Self.id(prefix: "call_"), name: call.name,
+                                                  arguments: call.arguments)
+            }
+            let message = ChatCompletionChunk.Delta(role: "assistant", content: calls.isEmpty || !response.text.isEmpty ? response.text : nil,
+                                                    reasoning: response.thinking.isEmpty ? nil : response.thinking, toolCalls: calls)
+            return ChatCompletionChunk.Choice(index: index, delta: message,
+                                              logProbabilities: response.logProbabilities.isEmpty ? nil : LogProbabilityJSON.chat(response.logProbabilities),
+                                              finishReason: finishReason(response.stopReason))
         }
-        return .object([
-            ("id", .string(id)), ("object", .string("chat.completion")), ("created", .integer(created)), ("model", .string(model)),
-            ("choices", .array(choices)), ("usage", usage(combined(responses.map(\.statistics)))),
-        ])
+        return ChatCompletionChunk(id: id, whole: true, created: created, model: model, choices: choices,
+                                   usage: usage(combined(responses.map(\.statistics))))
     }
 
     /// The statistics of a request's choices as its `usage` counts them: the prompt once, the
@@ -95,23 +76,10 @@ enum CompletionJSON {
         return total
     }
 
-    /// One chat stream chunk: a delta, or the finish reason.
-    static func chatChunk(id: String, model: String, created: Int, index: Int = 0, delta: [(String, OrderedJSON)],
-                          finishReason: String? = nil, logProbabilities: OrderedJSON = .null) -> OrderedJSON {
-        .object([
-            ("id", .string(id)), ("object", .string("chat.completion.chunk")), ("created", .integer(created)),
-            ("model", .string(model)),
-            ("choices", .array([.object([
-                ("index", .integer(index)), ("delta", .object(delta)), ("logprobs", logProbabilities),
-                ("finish_reason", finishReason.map(OrderedJSON.string) ?? .null),
-            ])])),
-        ])
-    }
-
     /// The last chunk of a stream with `stream_options.include_usage`: usage, no choices.
     static func usageChunk(id: String, object: String, model: String, created: Int, statistics: GenerationStatistics) -> OrderedJSON {
         .object([("id", .string(id)), ("object", .string(object)), ("created", .integer(created)), ("model", .string(model)),
-                 ("choices", .array([])), ("usage", usage(statistics))])
+                 ("choices", .array([])), ("usage", usageJSON(statistics))])
     }
 
     /// A text completion, whole or one stream chunk, with its choices.
@@ -121,7 +89,7 @@ enum CompletionJSON {
             ("id", .string(id)), ("object", .string("text_completion")), ("created", .integer(created)), ("model", .string(model)),
             ("choices", .array(choices)),
         ]
-        if let statistics { fields.append(("usage", usage(statistics))) }
+        if let statistics { fields.append(("usage", usageJSON(statistics))) }
         return .object(fields)
     }
 

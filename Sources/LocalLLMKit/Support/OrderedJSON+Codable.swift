@@ -26,10 +26,41 @@ extension OrderedJSON: Decodable {
         }
     }
 
-    private struct AnyKey: CodingKey {
+    fileprivate struct AnyKey: CodingKey {
         let stringValue: String
         var intValue: Int? { nil }
         init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
+    }
+}
+
+extension OrderedJSON: Encodable {
+    /// Encodes the value (in wire types such as ``ChatCompletionChunk``); a number that is not
+    /// finite, which JSON cannot hold, as `null`, as ``serialized()`` writes it. The encoder
+    /// decides the order of an object's keys.
+    package func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .object(let members):
+            var keyed = encoder.container(keyedBy: AnyKey.self)
+            for (key, value) in members { try keyed.encode(value, forKey: AnyKey(stringValue: key)) }
+        case .array(let values):
+            var unkeyed = encoder.unkeyedContainer()
+            for value in values { try unkeyed.encode(value) }
+        case .null:
+            var single = encoder.singleValueContainer()
+            try single.encodeNil()
+        case .bool(let flag):
+            var single = encoder.singleValueContainer()
+            try single.encode(flag)
+        case .integer(let number):
+            var single = encoder.singleValueContainer()
+            try single.encode(number)
+        case .number(let number):
+            var single = encoder.singleValueContainer()
+            if number.isFinite { try single.encode(number) } else { try single.encodeNil() }
+        case .string(let text):
+            var single = encoder.singleValueContainer()
+            try single.encode(text)
+        }
     }
 }
