@@ -44,6 +44,39 @@ import Testing
         await server.stop()
     }
 
+    @Test func logProbabilitiesComeThroughTheServerAsALocalConversationMeasuresThem() async throws {
+        let model = try await ServerHarness.chatModel(parallel: 1)
+        let server = try ServerHarness.serve(["smollm": model])
+        let remote = try RemoteModel(baseURL: server.baseURL, model: "smollm")
+        var options = CompletionOptions(maximumResponseTokens: 8, sampling: .greedy)
+        options.logProbabilityAlternatives = 3
+        let prompt = "Name a color."
+        // The prompt's cache is filled first, so that both runs take the prompt from it alike.
+        _ = try await Conversation(model: model).respond(to: prompt, options: .init(maximumResponseTokens: 1))
+        let local = try await Conversation(model: model).respond(to: prompt, options: options)
+        let stream = try RemoteConversation(model: remote).streamResponse(to: prompt, options: options)
+        var streamed: [TokenLogProbability] = []
+        var textBeforeEntries = false
+        for try await event in stream {
+            switch event {
+            case .logProbability(let entry): streamed.append(entry)
+            case .text: textBeforeEntries = textBeforeEntries || streamed.isEmpty
+            default: break
+            }
+        }
+        let served = try await stream.result
+        #expect(served.text == local.text)
+        #expect(!local.logProbabilities.isEmpty && served.logProbabilities.count == local.logProbabilities.count)
+        #expect(streamed.map(\.chosen) == served.logProbabilities.map(\.chosen), "the stream's entries are the response's")
+        #expect(!textBeforeEntries, "text arrived before its token's entry")
+        for (mine, theirs) in zip(served.logProbabilities, local.logProbabilities) {
+            #expect(mine.chosen.token == theirs.chosen.token && mine.chosen.bytes == theirs.chosen.bytes)
+            #expect(abs(mine.chosen.logProbability - theirs.chosen.logProbability) < 1e-4)
+            #expect(mine.alternatives.map(\.token) == theirs.alternatives.map(\.token) && mine.alternatives.count == 3)
+        }
+        await server.stop()
+    }
+
     @Test func cancellingTheClientFreesTheServersSequence() async throws {
         let model = try await ServerHarness.chatModel(parallel: 1, context: 4096)
         let server = try ServerHarness.serve(["smollm": model])

@@ -47,15 +47,12 @@ struct RemoteChatRequest {
     }
 
     /// Length, seed and sampling (every field of ``SamplingWireField/all`` that is set), stops,
-    /// the logit bias and adapter scales (llama-server's `lora`, which `llmkit serve` reads too).
+    /// the logit bias, log-probabilities (`logprobs`, `top_logprobs`) and adapter scales
+    /// (llama-server's `lora`, which `llmkit serve` reads too).
     private func samplingFields() throws -> [(String, OrderedJSON)] {
         if options.stopsAtBalancedJSON {
             throw LocalModel.Error.invalidOption(name: "stopsAtBalancedJSON",
                                                  reason: "a server cannot stop at balanced JSON; ask for a JSON Schema format instead")
-        }
-        if options.logProbabilityAlternatives != nil {
-            throw LocalModel.Error.invalidOption(name: "logProbabilityAlternatives",
-                                                 reason: "a remote conversation does not report log-probabilities; use a local model")
         }
         var options = options
         options.sampling.seed = seed
@@ -67,6 +64,9 @@ struct RemoteChatRequest {
             let biases = sampling.logitBias.sorted { $0.key < $1.key }
                 .map { (String($0.key), OrderedJSON.number($0.value.isFinite ? $0.value : -100)) }
             fields.append(("logit_bias", .object(biases)))
+        }
+        if let alternatives = options.logProbabilityAlternatives {
+            fields += [("logprobs", .bool(true)), ("top_logprobs", .integer(alternatives))]
         }
         if let scales = options.adapterScales {
             fields.append(("lora", .array(scales.enumerated().map { index, scale in

@@ -79,7 +79,7 @@ struct RemoteRound: Sendable {
         }
         let result = RoundResult(content: content, thinking: reply.reasoning, rawText: reply.content, calls: [],
                                  stopReason: stopReason, stopSequence: stopSequence, seed: seed,
-                                 statistics: reading.statistics(), history: [])
+                                 statistics: reading.statistics(), history: [], logProbabilities: reply.logProbabilities)
         return (result, cancelled ? [] : complete)
     }
 }

@@ -32,6 +32,23 @@ struct RemoteReplyTests {
         #expect(reply.timings?.promptMilliseconds == 12.5)
     }
 
+    @Test("a chunk's log-probabilities come before its text; a logprobs value of another shape is an invalid response")
+    func logProbabilities() throws {
+        var reply = RemoteReply(limits: .init())
+        let events = try reply.apply(Self.chunk(#"{"choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":{"content":[{"id":7,"token":"Hi","bytes":[72,105],"logprob":-0.5,"top_logprobs":[{"id":7,"token":"Hi","bytes":[72,105],"logprob":-0.5},{"id":9,"token":"Yo","logprob":-1.5}]}]}}]}"#))
+        let entry = TokenLogProbability(chosen: .init(token: 7, bytes: [72, 105], logProbability: -0.5),
+                                        alternatives: [.init(token: 7, bytes: [72, 105], logProbability: -0.5),
+                                                       .init(token: 9, bytes: Array("Yo".utf8), logProbability: -1.5)])
+        #expect(events == [.logProbability(entry), .text("Hi")])
+        #expect(reply.logProbabilities == [entry])
+        #expect(try reply.apply(Self.chunk(#"{"choices":[{"index":0,"delta":{"content":"!"},"logprobs":null}]}"#)) == [.text("!")])
+        for bad in [#""yes""#, #"{"content":[1]}"#, #"{"content":[{"id":1}]}"#, #"{"tokens":[]}"#] {
+            #expect(throws: RemoteModel.Error.self) {
+                _ = try reply.apply(Self.chunk(#"{"choices":[{"index":0,"delta":{},"logprobs":\#(bad)}]}"#))
+            }
+        }
+    }
+
     @Test("tool-call pieces are joined by index, in the order the calls began, even interleaved")
     func toolCallsByIndex() throws {
         var reply = RemoteReply(limits: .init())
