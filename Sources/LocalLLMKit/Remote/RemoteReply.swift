@@ -55,7 +55,7 @@ struct RemoteReply {
         for choice in chunk.choices where choice.index == 0 {
             // A chunk's entries are those of the tokens whose text it brings: they come first,
             // as a local conversation's do (their number is bounded by the response's bytes).
-            for entry in try Self.logProbabilities(choice.logProbabilities) {
+            for entry in try LogProbabilityJSON.entries(from: choice.logProbabilities) {
                 logProbabilities.append(entry)
                 events.append(.logProbability(entry))
             }
@@ -106,48 +106,5 @@ struct RemoteReply {
                                                     + "\(limits.maximumArgumentBytes) bytes (limits.maximumArgumentBytes)")
         }
         callsByIndex[index] = call
-    }
-
-    /// The entries of OpenAI's `logprobs` value (`{"content": [{"id", "token", "bytes",
-    /// "logprob", "top_logprobs": […]}]}`); none for `null`.
-    /// - Throws: ``RemoteModel/Error/invalidResponse(reason:)`` for a value of another shape.
-    static func logProbabilities(_ value: OrderedJSON?) throws -> [TokenLogProbability] {
-        guard let value, value != .null else { return [] }
-        guard case .object(let fields) = value, let content = fields.first(where: { $0.0 == "content" })?.1 else {
-            throw RemoteModel.Error.invalidResponse(reason: "logprobs is not an object with content")
-        }
-        guard case .array(let entries) = content else {
-            if content == .null { return [] }
-            throw RemoteModel.Error.invalidResponse(reason: "logprobs.content is not an array")
-        }
-        return try entries.map { entry in
-            guard case .object(let fields) = entry else {
-                throw RemoteModel.Error.invalidResponse(reason: "a logprobs entry is not an object")
-            }
-            var alternatives: [TokenLogProbability.Candidate] = []
-            if case .array(let top)? = fields.first(where: { $0.0 == "top_logprobs" })?.1 {
-                alternatives = try top.map(candidate)
-            }
-            return TokenLogProbability(chosen: try candidate(entry), alternatives: alternatives)
-        }
-    }
-
-    /// One candidate: its id (-1 where the server sends none), its bytes (or its text's), its log-probability.
-    private static func candidate(_ value: OrderedJSON) throws -> TokenLogProbability.Candidate {
-        guard case .object(let fields) = value else {
-            throw RemoteModel.Error.invalidResponse(reason: "a logprobs entry is not an object")
-        }
-        func field(_ name: String) -> OrderedJSON? { fields.first { $0.0 == name }?.1 }
-        guard let logProbability = field("logprob")?.doubleValue else {
-            throw RemoteModel.Error.invalidResponse(reason: "a logprobs entry has no logprob")
-        }
-        var bytes: [UInt8] = []
-        if case .array(let values)? = field("bytes") {
-            bytes = values.compactMap { $0.integerValue.flatMap { (0...255).contains($0) ? UInt8($0) : nil } }
-        } else if case .string(let text)? = field("token") {
-            bytes = Array(text.utf8)
-        }
-        let token = field("id")?.integerValue.flatMap { Int32(exactly: $0) } ?? -1
-        return TokenLogProbability.Candidate(token: token, bytes: bytes, logProbability: logProbability)
     }
 }

@@ -71,4 +71,16 @@ struct ChatCompletionChunkTests {
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
         #expect(text == #"{"a":[null,true,null,"x",0.5],"z":1}"#)
     }
+
+    @Test("log-probabilities the server writes read back as the same entries")
+    func logProbabilitiesRoundTrip() throws {
+        let entries = [
+            TokenLogProbability(chosen: .init(token: 3, bytes: [0xE2, 0x82], logProbability: -0.125),
+                                alternatives: [.init(token: 3, bytes: [0xE2, 0x82], logProbability: -0.125),
+                                               .init(token: 8, bytes: Array("a".utf8), logProbability: -2.5)]),
+            TokenLogProbability(chosen: .init(token: 4, bytes: [0xAC], logProbability: 0), alternatives: []),
+        ]
+        let json = try OrderedJSONParser.parse(LogProbabilityJSON.chat(entries).serialized())
+        #expect(try LogProbabilityJSON.entries(from: json) == entries)
+    }
 }
