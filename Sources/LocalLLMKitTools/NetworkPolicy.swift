@@ -99,7 +99,10 @@ struct NetworkPolicy: Sendable {
 
     static func describe(_ address: [UInt8]) -> String {
         if address.count == 4 { return address.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: address.count, by: 2).map { String(UInt16(address[$0]) << 8 | UInt16(address[$0 + 1]), radix: 16) }
-            .joined(separator: ":")
+        let groups: [String] = stride(from: 0, to: address.count, by: 2).map { (index: Int) -> String in
+            let group: UInt16 = UInt16(address[index]) << 8 | UInt16(address[index + 1])
+            return String(group, radix: 16)
+        }
+        return groups.joined(separator: ":")
     }
 }

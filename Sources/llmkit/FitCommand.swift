@@ -79,7 +79,7 @@ enum FitCommand {
     }
 
     private static func print(_ plan: LocalModel.MemoryPlan, model: URL) {
-        var lines = [
+        var lines: [(String, String)] = [
             ("model", model.path),
             ("context", "\(plan.contextLength) tokens per sequence, \(plan.sequences) "
                 + (plan.sequences == 1 ? "sequence" : "sequences") + " (training length \(plan.trainingContextLength))"),

@@ -50,7 +50,7 @@ enum InfoCommand {
             if let problem { throw problem }
             return .success
         }
-        var lines = [
+        var lines: [(String, String)] = [
             ("file", file.url.path),
             ("size", "\(file.fileSize) bytes (\(String(format: "%.2f", Double(file.fileSize) / 1_048_576)) MiB)"),
             ("gguf version", "\(file.version)"),

@@ -6,9 +6,14 @@ enum Suggestion {
     static func nearest(to name: String, in candidates: some Sequence<String>) -> String? {
         let length = name.drop(while: { $0 == "-" }).count
         let limit = max(1, min(3, length / 3))
-        let best = candidates.map { ($0, distance(name, $0)) }.filter { $0.1 <= limit }
-            .min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
-        return best?.0
+        var best: (name: String, distance: Int)?
+        for candidate in candidates {
+            let edits = distance(name, candidate)
+            guard edits <= limit else { continue }
+            if let current = best, current.distance < edits || (current.distance == edits && current.name <= candidate) { continue }
+            best = (candidate, edits)
+        }
+        return best?.name
     }
 
     /// Up to `limit` names of `candidates` close to `name` (ignoring case): those that start with
