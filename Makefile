@@ -46,10 +46,13 @@ test: bootstrap-test
 	scripts/check-dist
 
 # The load tests at their full size: 32 clients sending 400 requests, and the chat workload under
-# abuse with the review's 8 embedding texts of 1,500 words (make test runs them smaller).
+# abuse with the review's 8 embedding texts of 1,500 words; speculation's greedy identity on all 7
+# chat requests, the schema property test on 20 seeds and 50 load cycles of the memory test
+# (make test runs them smaller: the same properties on fewer cases).
 soak: bootstrap-test
 	$(SWIFT) build --build-tests
-	LLMKIT_SOAK=1 $(SWIFT) test --skip-build --no-parallel --filter 'LoadAndFaultTests|DaemonTests'
+	LLMKIT_SOAK=1 $(SWIFT) test --skip-build --no-parallel \
+		--filter 'LoadAndFaultTests|DaemonTests|MemoryTests|SpeculativeGreedyIdentityTests|StructuredGenerationTests'
 
 # The concurrency tests under ThreadSanitizer, in their own build folder (slow: not part of test).
 races: bootstrap-test

@@ -47,7 +47,7 @@ enum ServerHarness {
 
     /// Whether the load tests run at their full size (`make soak`, `LLMKIT_SOAK=1`) rather than
     /// the smaller size of `make test`, which checks the same properties in less time.
-    static let soak = ProcessInfo.processInfo.environment["LLMKIT_SOAK"] == "1"
+    static let soak = ReferenceModel.fullSize
 
     /// Runs `python3 Support/<script> arguments…`, killed after `timeout`.
     static func python(_ script: String, _ arguments: [String], timeout: Duration = .seconds(600)) async throws -> Outcome {

@@ -37,6 +37,10 @@ struct SpeculativeGreedyIdentityTests {
         "What is the capital of France?",
     ]
 
+    /// The requests checked: every one at full size (`make soak`); otherwise one code edit, the
+    /// extraction, the quote and a short question, which keep each kind of drafting.
+    static let checkedRequests = ReferenceModel.fullSize ? requests : [requests[0], requests[3], requests[4], requests[6]]
+
     static let options = CompletionOptions.greedy(maximumResponseTokens: 160)
 
     static func load(_ speculation: LocalModel.Configuration.Speculation) async throws -> LocalModel {
@@ -59,7 +63,7 @@ struct SpeculativeGreedyIdentityTests {
             ("draft model", try await Self.load(Self.fixed(.draftModel(at: try ReferenceModel.speculativeDraftURL(), maximumDraft: 8)))),
         ]
         var drafted: [String: Int] = [:]
-        for request in Self.requests {
+        for request in Self.checkedRequests {
             let reference = try await Conversation(model: plain).reply(to: [.user(request)], options: Self.options)
             #expect(reference.statistics.draftedTokens == 0)
             let referenceTokens = try plain.tokenizer.tokenize(reference.rawText, addSpecial: false, parseSpecial: true)

@@ -33,7 +33,7 @@ struct GrammarBoundsTests {
     @Test("Hardening #11: adversarial GBNF is a typed error before llama.cpp parses it", arguments: 0..<adversarial.count)
     func adversarialGrammar(_ index: Int) async throws {
         let (name, grammar, expected) = Self.adversarial[index]
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         #expect(throws: OutputFormat.Error.self, "\(name)") { _ = try OutputFormat.grammar(grammar).grammar(for: model.handle) }
         do {
             _ = try OutputFormat.grammar(grammar).grammar(for: model.handle)
@@ -56,7 +56,7 @@ struct GrammarBoundsTests {
 
     @Test("Hardening #11: grammars at the bounds, and llama.cpp's own example grammars, are accepted")
     func generousBounds() async throws {
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         let atBounds = [
             #"root ::= "a"{2000}"#,
             #"root ::= "a"{0,2000}"#,

@@ -44,7 +44,7 @@ struct OutputSchemaTests {
         #expect(description.contains("- urgency (integer from 0 to 3): 0 only information, 3 deadline soon"))
         #expect(description.contains("- deadline (date, YYYY-MM-DD, optional)"))
         #expect(description.contains("- action (one of \"none\", \"pay\", \"reply\")"))
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         let grammar = try #require(try OutputFormat.schema(Self.letter).grammar(for: model.handle))
         #expect(grammar.contains("root ::="))
     }
@@ -156,7 +156,7 @@ struct OutputSchemaTests {
 
     @Test("raw JSON Schemas: unsupported keywords and formats are named; bad grammars are typed errors")
     func rawInputs() async throws {
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         func failure(_ format: OutputFormat) -> OutputFormat.Error? {
             do {
                 _ = try format.grammar(for: model.handle)

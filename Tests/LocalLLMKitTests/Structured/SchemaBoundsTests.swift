@@ -89,7 +89,7 @@ struct SchemaBoundsTests {
           arguments: 0..<adversarial.count)
     func adversarialSchema(_ index: Int) async throws {
         let (name, schema, expected) = Self.adversarial[index]
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         do {
             _ = try OutputFormat.jsonSchema(schema).grammar(for: model.handle)
             Issue.record("\(name) was accepted")
@@ -112,7 +112,7 @@ struct SchemaBoundsTests {
 
     @Test("Hardening #11: a kind nested 100,000 deep is an error, in jsonSchema, the grammar and the prompt description")
     func deepKind() async throws {
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         let handle = UnsafeSendableBox(model.handle)
         // Building and tearing down 100,000 levels recurses in Swift's runtime: use a large stack.
         let outcome: (thrown: OutputFormat.Error?, description: String, grammarThrew: Bool) = await withCheckedContinuation { continuation in
@@ -160,7 +160,7 @@ struct SchemaBoundsTests {
 
     @Test("Hardening #11: schemas at the bounds are accepted, and a shared $defs graph stays linear")
     func generousBounds() async throws {
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         let accepted: [String] = [
             Self.referenceChain(31),
             Self.sharedChain(31),

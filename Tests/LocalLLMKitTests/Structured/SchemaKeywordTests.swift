@@ -9,7 +9,7 @@ import Testing
 struct SchemaKeywordTests {
     /// The error a raw schema gets, through the real grammar path; nil when it is accepted.
     static func failure(_ schema: String) async throws -> OutputFormat.Error? {
-        let model = try await TestModel.vocabulary()
+        let model = try await TestModel.grammarVocabulary()
         do {
             _ = try OutputFormat.jsonSchema(schema).grammar(for: model.handle)
             return nil

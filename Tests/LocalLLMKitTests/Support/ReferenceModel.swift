@@ -64,6 +64,10 @@ enum ReferenceModel {
         return url
     }
 
+    /// Whether the heaviest checks run at their full size (`make soak`, `LLMKIT_SOAK=1`) rather
+    /// than the smaller size of `make test`, which checks the same properties on fewer cases.
+    static let fullSize = ProcessInfo.processInfo.environment["LLMKIT_SOAK"] == "1"
+
     /// A model file of the bootstrap's cache.
     private static func cached(_ name: String) throws -> URL {
         var environment = ProcessInfo.processInfo.environment

@@ -15,6 +15,20 @@ enum TestModel {
         try await LocalModel.load(from: url(), configuration: .init(vocabularyOnly: true))
     }
 
+    /// The reference model's vocabulary, loaded once per test process and shared by the grammar
+    /// and schema tests, which use nothing else of it. Each load builds the whole tokenizer again
+    /// (Gemma's 262,144 tokens), which well over a hundred of their cases would otherwise repeat.
+    /// Not for template tests: templates render in the model's helper process, whose state a
+    /// shared model carries from one test to the next (with it, ChatTemplateTests'
+    /// prompt-only renders no longer took their shortcut).
+    static func grammarVocabulary() async throws -> LocalModel {
+        try await sharedVocabulary.value
+    }
+
+    private static let sharedVocabulary = Task {
+        try await LocalModel.load(from: url(), configuration: .init(vocabularyOnly: true))
+    }
+
     /// Loads the reference model with a small context, to keep tests quick.
     static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
         try await LocalModel.load(from: url(), configuration: configuration)
