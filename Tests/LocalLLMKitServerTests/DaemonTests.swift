@@ -76,7 +76,7 @@ import Testing
     func chatUnderAbuse() async throws {
         let model = try await ServerHarness.chatModel(parallel: 4, context: 4096)
         let server = try ServerHarness.serve(["smollm": model])
-        let burst = ServerHarness.soak
+        let burst = ReferenceModel.fullSize
             ? ["--embed-texts", "8", "--embed-words", "1500", "--latency-goal", "3"]
             : ["--embed-texts", "4", "--embed-words", "400"]
         try await run("abuse", server, ["--embed-model", "smollm", "--timeout", "600"] + burst, timeout: .seconds(1200))

@@ -17,7 +17,7 @@ import Testing
         // (still 32 clients at once), `make soak` all 200.
         let outcome = try await ServerHarness.python("load_test.py", [
             "--base-url", server.baseURL.absoluteString, "--model", "smollm", "--server", "llmkit",
-            "--clients", "32", "--requests", ServerHarness.soak ? "200" : "64", "--rounds", "2",
+            "--clients", "32", "--requests", ReferenceModel.fullSize ? "200" : "64", "--rounds", "2",
             "--max-tokens", "4,24", "--max-filler", "4",
         ], timeout: .seconds(1200))
         await server.stop()

@@ -89,7 +89,12 @@ package enum LogProbabilityJSON {
         }
         var bytes: [UInt8] = []
         if case .array(let values)? = field("bytes") {
-            bytes = values.compactMap { $0.integerValue.flatMap { (0...255).contains($0) ? UInt8($0) : nil } }
+            bytes = try values.map { value in
+                guard let byte = value.integerValue.flatMap(UInt8.init(exactly:)) else {
+                    throw RemoteModel.Error.invalidResponse(reason: "a logprobs entry has bytes that are not 0 to 255")
+                }
+                return byte
+            }
         } else if case .string(let text)? = field("token") {
             bytes = Array(text.utf8)
         }

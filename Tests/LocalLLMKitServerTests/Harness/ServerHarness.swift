@@ -45,10 +45,6 @@ enum ServerHarness {
         }
     }
 
-    /// Whether the load tests run at their full size (`make soak`, `LLMKIT_SOAK=1`) rather than
-    /// the smaller size of `make test`, which checks the same properties in less time.
-    static let soak = ReferenceModel.fullSize
-
     /// Runs `python3 Support/<script> arguments…`, killed after `timeout`.
     static func python(_ script: String, _ arguments: [String], timeout: Duration = .seconds(600)) async throws -> Outcome {
         try await run("/usr/bin/env", ["python3", self.script(script).path] + arguments, timeout: timeout)

@@ -42,7 +42,8 @@ struct RemoteReplyTests {
         #expect(events == [.logProbability(entry), .text("Hi")])
         #expect(reply.logProbabilities == [entry])
         #expect(try reply.apply(Self.chunk(#"{"choices":[{"index":0,"delta":{"content":"!"},"logprobs":null}]}"#)) == [.text("!")])
-        for bad in [#""yes""#, #"{"content":[1]}"#, #"{"content":[{"id":1}]}"#, #"{"tokens":[]}"#] {
+        for bad in [#""yes""#, #"{"content":[1]}"#, #"{"content":[{"id":1}]}"#, #"{"tokens":[]}"#,
+                    #"{"content":[{"id":1,"logprob":-1,"bytes":[72,300]}]}"#] {
             #expect(throws: RemoteModel.Error.self) {
                 _ = try reply.apply(Self.chunk(#"{"choices":[{"index":0,"delta":{},"logprobs":\#(bad)}]}"#))
             }

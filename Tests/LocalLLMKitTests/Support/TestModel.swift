@@ -25,9 +25,7 @@ enum TestModel {
         try await sharedVocabulary.value
     }
 
-    private static let sharedVocabulary = Task {
-        try await LocalModel.load(from: url(), configuration: .init(vocabularyOnly: true))
-    }
+    private static let sharedVocabulary = Task { try await vocabulary() }
 
     /// Loads the reference model with a small context, to keep tests quick.
     static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
