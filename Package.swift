@@ -62,7 +62,7 @@ let package = Package(
         ),
         .target(
             name: "LocalLLMKit",
-            dependencies: ["LocalLLMKitEngine", "CLlama", "CLlamaEngineBridge", "CLlamaChatBridge",
+            dependencies: ["LocalLLMKitEngine", "CLlamaChatBridge",
                            .target(name: "CDigest", condition: .when(platforms: [.linux]))]
         ),
         .systemLibrary(

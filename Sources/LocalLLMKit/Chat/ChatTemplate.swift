@@ -1,4 +1,3 @@
-import CLlama
 import CLlamaChatBridge
 import Foundation
 
@@ -110,7 +109,7 @@ public struct ChatTemplate: Sendable {
         // (and `llmkit` warns about it): a silent replacement would prompt the model in a format
         // it was not trained on, and hide a template that exceeds its bounds.
         var embeddedError: ChatTemplate.Error?
-        if let embedded = llama_model_chat_template(model.pointer, nil).map({ String(cString: $0) }) {
+        if let embedded = model.embeddedChatTemplate {
             do {
                 self = try make(embedded, .embedded, jinja: true)
                 return
@@ -217,11 +216,7 @@ public struct ChatTemplate: Sendable {
 
     /// The names of llama.cpp's built-in templates.
     public static func builtinNames() -> Set<String> {
-        let count = llama_chat_builtin_templates(nil, 0)
-        guard count > 0 else { return [] }
-        var names = [UnsafePointer<CChar>?](repeating: nil, count: Int(count))
-        _ = llama_chat_builtin_templates(&names, names.count)
-        return Set(names.compactMap { $0.map { String(cString: $0) } })
+        ModelHandle.builtinChatTemplateNames()
     }
 }
 

@@ -1,5 +1,5 @@
-import CLlama
 import Foundation
+import LocalLLMKitEngine
 import Synchronization
 
 /// The texts that llama.cpp's tokenizer turns into control tokens when it parses special
@@ -57,16 +57,7 @@ struct ControlTokenTexts: Sendable {
 
     /// The control-token texts of `model`'s vocabulary.
     init(model: ModelHandle) {
-        let vocabulary = model.vocabulary
-        let special = LLAMA_TOKEN_ATTR_CONTROL.rawValue | LLAMA_TOKEN_ATTR_UNKNOWN.rawValue
-        var texts: [[UInt8]] = []
-        for token in 0..<llama_vocab_n_tokens(vocabulary) where llama_vocab_get_attr(vocabulary, token).rawValue & special != 0 {
-            if let text = llama_vocab_get_text(vocabulary, token) {
-                let bytes = Array(UnsafeRawBufferPointer(start: text, count: strlen(text)))
-                if !bytes.isEmpty { texts.append(bytes) }
-            }
-        }
-        self.init(texts: texts)
+        self.init(texts: model.controlTokenTexts())
     }
 
     /// Control-token texts given directly.

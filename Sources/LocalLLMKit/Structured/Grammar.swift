@@ -1,5 +1,4 @@
 import CLlamaChatBridge
-import CLlamaEngineBridge
 import Foundation
 
 /// llama.cpp's grammar tools, through the bridge, behind LocalLLMKit's own checks.
@@ -50,8 +49,7 @@ enum Grammar {
         guard let converted = llmkit_json_schema_to_grammar(document, &error) else {
             throw failure(Bridge.take(error) ?? "llama.cpp cannot convert it")
         }
-        defer { llmkit_string_free(converted) }
-        return String(cString: converted)
+        return Bridge.take(converted) ?? ""
     }
 
     /// Replaces each placeholder's literal (llama.cpp writes a string constant as a quoted
@@ -84,11 +82,9 @@ enum Grammar {
     /// - Throws: ``OutputFormat/Error/invalidGrammar(reason:)``.
     static func check(_ grammar: String, model: ModelHandle, scanned: Bool = false) throws {
         if !scanned { try GrammarScanner.check(grammar) }
-        var error: llmkit_error?
-        let (parsed, errors) = LlamaLog.collectingErrors { llmkit_grammar_check(model.pointer, grammar, &error) }
-        let message = Bridge.take(error)
-        guard parsed else {
-            throw OutputFormat.Error.invalidGrammar(reason: message ?? errors.summary ?? "llama.cpp cannot parse it")
+        let (accepted, reason) = model.parseGrammar(grammar)
+        guard accepted else {
+            throw OutputFormat.Error.invalidGrammar(reason: reason ?? "llama.cpp cannot parse it")
         }
     }
 }
