@@ -90,23 +90,6 @@ enum UniqueChoiceGrammar {
 
     /// A GBNF string literal holding `text`.
     static func literal(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\x" + String(scalar.value, radix: 16).leftPaddedHex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        QuotedLiteral.quoted(text, as: .grammar)
     }
-}
-
-private extension String {
-    var leftPaddedHex: String { count < 2 ? "0" + self : self }
 }

@@ -59,7 +59,7 @@ package indirect enum OrderedJSON: Equatable, Sendable {
         case .integer(let value): out += String(value)
         case .number(let value):
             out += value.isFinite ? (value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)) : "null"
-        case .string(let value): Self.writeString(value, to: &out)
+        case .string(let value): QuotedLiteral.write(value, as: .json, to: &out)
         case .array(let values):
             out += "["
             for (index, value) in values.enumerated() {
@@ -71,27 +71,11 @@ package indirect enum OrderedJSON: Equatable, Sendable {
             out += "{"
             for (index, (key, value)) in members.enumerated() {
                 if index > 0 { out += "," }
-                Self.writeString(key, to: &out)
+                QuotedLiteral.write(key, as: .json, to: &out)
                 out += ":"
                 value.write(to: &out)
             }
             out += "}"
         }
-    }
-
-    private static func writeString(_ value: String, to out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
