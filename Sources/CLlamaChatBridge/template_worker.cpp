@@ -3,8 +3,8 @@
 // one request at a time, and keep the templates they parsed.
 //
 // Forking this process for each render copies its page tables (the KV cache and compute buffers:
-// hundreds of megabytes) and makes every page it writes afterwards fault once: about 10 ms per
-// render, on the model's thread. A worker forks from the small helper once, and answers each
+// hundreds of megabytes) and makes every page it writes afterwards fault once, on the model's
+// thread, for every render (docs/PERFORMANCE.md, "Templates render in long-lived workers"). A worker forks from the small helper once, and answers each
 // later request in the time the template engine itself takes.
 //
 // A request: its length (8 bytes, little-endian), then the kind of work, the limits, the template

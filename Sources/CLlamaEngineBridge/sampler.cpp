@@ -26,7 +26,7 @@
 // raw logit, plus the boosted ones, hold every token the chain's top-k can keep, and the chain
 // run over them draws what it draws over the whole vocabulary, with the same random state.
 // This keeps llama.cpp's chain and order; it only spares building and partially sorting the
-// 262k-entry array for each token (about 1 ms per token for Gemma on this CPU).
+// whole vocabulary's array for each token (docs/PERFORMANCE.md, "Sampling over candidates").
 //
 // A greedy chain (temperature 0, and nothing that can lower the likeliest token: no penalties,
 // no logit bias, no suppressed tokens, no typical-p, XTC or DRY) keeps only the token with the

@@ -147,25 +147,20 @@ enum BenchCommand {
 struct BenchTable {
     let model: LocalModel
 
-    var header: String {
-        "| model                          |       size |     params | backend    | ngl | threads |            test |                  t/s |\n"
-            + "| ------------------------------ | ---------: | ---------: | ---------- | --: | ------: | --------------: | -------------------: |\n"
-    }
+    private static let table = BenchmarkTable([
+        .init(title: "model", alignment: .left, width: 30), .init(title: "size", width: 10), .init(title: "params", width: 10),
+        .init(title: "backend", alignment: .left, width: 10), .init(title: "ngl", width: 3), .init(title: "threads", width: 7),
+        .init(title: "test", width: 15), .init(title: "t/s", width: 20),
+    ])
+
+    var header: String { Self.table.header }
 
     func row(_ measurement: LocalModel.ThroughputMeasurement) -> String {
         let size = String(format: "%.2f MiB", Double(model.weightsSize) / 1_048_576)
         let params = String(format: "%.2f M", Double(model.parameterCount) / 1e6)
         let rate = String(format: "%.2f ± %.2f", measurement.averageTokensPerSecond, measurement.standardDeviationTokensPerSecond)
-        return "| \(pad(model.modelDescription, 30)) | \(pad(size, 10, right: true)) | \(pad(params, 10, right: true)) | "
-            + "\(pad(LocalModel.backendNames(of: model).joined(separator: ","), 10)) | \(pad("\(model.gpuLayerCount)", 3, right: true)) | "
-            + "\(pad("\(measurement.threads)", 7, right: true)) | "
-            + "\(pad(measurement.test.description, 15, right: true)) | \(pad(rate, 20, right: true)) |\n"
-    }
-
-    private func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-        guard text.count < width else { return text }
-        let padding = String(repeating: " ", count: width - text.count)
-        return right ? padding + text : text + padding
+        return Self.table.row([model.modelDescription, size, params, LocalModel.backendNames(of: model).joined(separator: ","),
+                               "\(model.gpuLayerCount)", "\(measurement.threads)", measurement.test.description, rate])
     }
 }
 

@@ -34,9 +34,10 @@ enum ConversationBenchmark {
                                          configuration: .init(reusesPromptCache: false))
         let options = CompletionOptions.greedy(maximumResponseTokens: maximumTokens)
         var rows: [Turn] = []
+        let table = BenchmarkTable(["turn", "prompt tokens", "evaluated (reuse)", "prompt ms (reuse)", "prompt ms (re-feed)", "speedup"]
+            .map { BenchmarkTable.Column(title: $0) } + [.init(title: "same output", alignment: .center)])
         if !json {
-            Console.out("| turn | prompt tokens | evaluated (reuse) | prompt ms (reuse) | prompt ms (re-feed) | speedup | same output |\n")
-            Console.out("|---:|---:|---:|---:|---:|---:|:---:|\n")
+            Console.out(table.header)
         }
         for index in 0..<turns {
             let message = messages[index % messages.count]
@@ -50,9 +51,9 @@ enum ConversationBenchmark {
                            sameOutput: a.text == b.text)
             rows.append(row)
             if !json {
-                Console.out(String(format: "| %d | %d | %d | %.1f | %.1f | %.1f× | %@ |\n", row.turn, row.promptTokens,
-                                   row.evaluatedWithReuse, row.promptMsWithReuse, row.promptMsWithoutReuse, row.speedup,
-                                   row.sameOutput ? "yes" : "NO"))
+                Console.out(table.row(["\(row.turn)", "\(row.promptTokens)", "\(row.evaluatedWithReuse)",
+                                       BenchmarkTable.number(row.promptMsWithReuse, 1), BenchmarkTable.number(row.promptMsWithoutReuse, 1),
+                                       BenchmarkTable.number(row.speedup, 1) + "×", row.sameOutput ? "yes" : "NO"]))
             }
         }
         if json {

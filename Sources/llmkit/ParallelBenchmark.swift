@@ -52,8 +52,7 @@ enum ParallelBenchmark {
                         + "n_batch = \(configuration.batchSize), n_ubatch = \(configuration.microBatchSize), "
                         + "n_gpu_layers = \(model.gpuLayerCount), n_threads = \(configuration.effectiveThreads), "
                         + "kv_unified = \(configuration.cacheLayoutInEffect == .unified ? 1 : 0)\n\n")
-            Console.out(row(["PP", "TG", "B", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s", "T s", "S t/s"]))
-            Console.out("|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n")
+            Console.out(table.header)
         }
         for count in sequences {
             let result = try await model.measureParallelThroughput(promptTokens: prompt, generatedTokens: generated, sequences: count,
@@ -62,7 +61,7 @@ enum ParallelBenchmark {
             if jsonl {
                 try Console.printJSONLine(line(result, model: model, configuration: configuration))
             } else {
-                Console.out(row([
+                Console.out(table.row([
                     "\(result.promptTokens)", "\(result.generatedTokens)", "\(result.sequences)", "\(result.cacheCells)",
                     format(result.promptSeconds, 3), format(result.promptTokensPerSecond, 2),
                     format(result.generationSeconds, 3), format(result.generationTokensPerSecond, 2),
@@ -77,12 +76,11 @@ enum ParallelBenchmark {
     /// The `--step-times` table: milliseconds per generation step, by phase (on stderr with --jsonl).
     private static func printStepTimes(_ measured: [(sequences: Int, times: StepTimes)], jsonl: Bool) {
         let names = StepTimes().phases.map(\.name)
-        var text = "\nms per generation step\n\n| B | steps | " + names.joined(separator: " | ") + " | total |\n"
-        text += "|---:|---:|" + String(repeating: "---:|", count: names.count + 1) + "\n"
+        let table = BenchmarkTable((["B", "steps"] + names + ["total"]).map { BenchmarkTable.Column(title: $0) })
+        var text = "\nms per generation step\n\n" + table.header
         for (sequences, times) in measured {
             let values = times.phases.map { times.millisecondsPerStep($0.duration) }
-            text += "| \(sequences) | \(times.steps) | " + values.map { format($0, 3) }.joined(separator: " | ")
-                + " | \(format(values.reduce(0, +), 3)) |\n"
+            text += table.row(["\(sequences)", "\(times.steps)"] + (values + [values.reduce(0, +)]).map { format($0, 3) })
         }
         if jsonl { Console.err(text) } else { Console.out(text) }
     }
@@ -97,16 +95,13 @@ enum ParallelBenchmark {
              t: result.promptSeconds + result.generationSeconds, speed: result.tokensPerSecond)
     }
 
-    /// A row of llama-batched-bench's table: the first four columns 6, 6, 4 and 6 wide, the rest 8.
-    private static func row(_ cells: [String]) -> String {
-        let widths = [6, 6, 4, 6, 8, 8, 8, 8, 8, 8]
-        let padded = zip(cells, widths).map { cell, width in
-            String(repeating: " ", count: max(0, width - cell.count)) + cell
-        }
-        return "|" + padded.map { "\($0) " }.joined(separator: "| ") + "|\n"
-    }
+    /// llama-batched-bench's table: the first four columns 6, 6, 4 and 6 wide, the rest 8.
+    private static let table = BenchmarkTable(
+        zip(["PP", "TG", "B", "N_KV", "T_PP s", "S_PP t/s", "T_TG s", "S_TG t/s", "T s", "S t/s"], [6, 6, 4, 6, 8, 8, 8, 8, 8, 8])
+            .map { BenchmarkTable.Column(title: $0, width: $1) },
+        batchedBenchStyle: true)
 
     private static func format(_ value: Double, _ digits: Int) -> String {
-        String(format: "%.\(digits)f", value)
+        BenchmarkTable.number(value, digits)
     }
 }

@@ -97,12 +97,13 @@ enum ParseBenchmark {
     }
 
     private static func print(_ report: Report) {
-        Console.out("| run | parsing | tokens | chunks | parses | parse ms | generation ms | parse / generation |\n")
-        Console.out("|---:|---|---:|---:|---:|---:|---:|---:|\n")
+        let table = BenchmarkTable([.init(title: "run"), .init(title: "parsing", alignment: .left)]
+            + ["tokens", "chunks", "parses", "parse ms", "generation ms", "parse / generation"].map { BenchmarkTable.Column(title: $0) })
+        Console.out(table.header)
         for run in report.runs {
-            Console.out(String(format: "| %d | %@ | %d | %d | %d | %.1f | %.1f | %.2f %% |\n", run.run, run.parsing,
-                               run.generatedTokens, run.chunks, run.parses, run.parseMilliseconds,
-                               run.generationMilliseconds, run.parseShare * 100))
+            Console.out(table.row(["\(run.run)", run.parsing, "\(run.generatedTokens)", "\(run.chunks)", "\(run.parses)",
+                                   BenchmarkTable.number(run.parseMilliseconds, 1), BenchmarkTable.number(run.generationMilliseconds, 1),
+                                   BenchmarkTable.number(run.parseShare * 100, 2) + " %"]))
         }
         Console.out(String(format: "\nparse time / generation time (%@, %d characters of thinking, %d of answer): every chunk %.2f %%, incremental %.2f %%; same events: %@\n",
                            report.template, report.thinkingCharacters, report.answerCharacters,

@@ -37,10 +37,12 @@ enum SchemaBenchmark {
         if json {
             try Console.printJSON(rows)
         } else {
-            Console.out("| mode | runs | tokens | t/s (decode + sampling) | ms/token |\n|---|---:|---:|---:|---:|\n")
+            let table = BenchmarkTable([.init(title: "mode", alignment: .left)]
+                + ["runs", "tokens", "t/s (decode + sampling)", "ms/token"].map { BenchmarkTable.Column(title: $0) })
+            Console.out(table.header)
             for row in rows {
-                Console.out(String(format: "| %@ | %d | %d | %.2f | %.2f |\n", row.mode, row.runs, row.generatedTokens,
-                                   row.tokensPerSecond, row.millisecondsPerToken))
+                Console.out(table.row([row.mode, "\(row.runs)", "\(row.generatedTokens)",
+                                       BenchmarkTable.number(row.tokensPerSecond, 2), BenchmarkTable.number(row.millisecondsPerToken, 2)]))
             }
             Console.out(String(format: "\nconstrained / unconstrained speed: %.3f\n", rows[1].tokensPerSecond / rows[0].tokensPerSecond))
         }

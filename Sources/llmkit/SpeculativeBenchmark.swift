@@ -53,17 +53,19 @@ enum SpeculativeBenchmark {
         let tasks = try selectedTasks(arguments.value("--tasks"))
         // One model, each plain run with `speculates: false`: two models in one process would
         // run two OpenMP thread teams on the same cores, and libgomp then stops spinning at
-        // ggml's barriers, which slows both (measured: a third slower).
+        // ggml's barriers, which slows both (docs/PERFORMANCE.md has the measurement).
         var configuration = try ModelOptions.configuration(arguments)
         configuration.speculation = speculation
         let model = try await ModelOptions.load(arguments, configuration: configuration)
         let options = CompletionOptions.greedy(maximumResponseTokens: maximumTokens)
         var plainOptions = options
         plainOptions.speculates = false
+        let taskTable = BenchmarkTable([.init(title: "task", alignment: .left), .init(title: "kind", alignment: .left)]
+            + ["tokens", "plain t/s", "speculative t/s", "speedup", "accepted"].map { BenchmarkTable.Column(title: $0) }
+            + [.init(title: "same text", alignment: .center)])
         if !json {
             Console.out("speculation: \(speculation), \(pairs) ABBA pairs per task, up to \(maximumTokens) tokens\n\n")
-            Console.out("| task | kind | tokens | plain t/s | speculative t/s | speedup | accepted | same text |\n")
-            Console.out("|---|---|---:|---:|---:|---:|---:|:---:|\n")
+            Console.out(taskTable.header)
         }
         var rows: [Row] = []
         for task in tasks {
@@ -82,10 +84,10 @@ enum SpeculativeBenchmark {
             let row = makeRow(task, plain: plainRuns, speculative: speculativeRuns)
             rows.append(row)
             if !json {
-                Console.out(String(format: "| %@ | %@ | %d | %.1f | %.1f | %.2f× | %d of %d (%.0f%%) | %@ |\n",
-                                   row.task, row.kind, row.generatedTokens, row.plainTokensPerSecond,
-                                   row.speculativeTokensPerSecond, row.speedup, row.acceptedDraftTokens, row.draftedTokens,
-                                   100 * row.acceptanceRate, row.identical ? "yes" : "NO"))
+                Console.out(taskTable.row([row.task, row.kind, "\(row.generatedTokens)", BenchmarkTable.number(row.plainTokensPerSecond, 1),
+                                           BenchmarkTable.number(row.speculativeTokensPerSecond, 1), BenchmarkTable.number(row.speedup, 2) + "×",
+                                           "\(row.acceptedDraftTokens) of \(row.draftedTokens) (\(BenchmarkTable.number(100 * row.acceptanceRate, 0))%)",
+                                           row.identical ? "yes" : "NO"]))
             }
         }
         let summaries = summarize(rows)
@@ -93,10 +95,13 @@ enum SpeculativeBenchmark {
             try Console.printJSON(Report(model: model.url.path, speculation: speculation.description, maximumTokens: maximumTokens,
                                          pairs: pairs, rows: rows, summaries: summaries))
         } else {
-            Console.out("\n| kind | plain t/s | speculative t/s | speedup | acceptance |\n|---|---:|---:|---:|---:|\n")
+            let kindTable = BenchmarkTable([.init(title: "kind", alignment: .left)]
+                + ["plain t/s", "speculative t/s", "speedup", "acceptance"].map { BenchmarkTable.Column(title: $0) })
+            Console.out("\n" + kindTable.header)
             for summary in summaries {
-                Console.out(String(format: "| %@ | %.1f | %.1f | %.2f× | %.0f%% |\n", summary.kind, summary.plainTokensPerSecond,
-                                   summary.speculativeTokensPerSecond, summary.speedup, 100 * summary.acceptanceRate))
+                Console.out(kindTable.row([summary.kind, BenchmarkTable.number(summary.plainTokensPerSecond, 1),
+                                           BenchmarkTable.number(summary.speculativeTokensPerSecond, 1),
+                                           BenchmarkTable.number(summary.speedup, 2) + "×", BenchmarkTable.number(100 * summary.acceptanceRate, 0) + "%"]))
             }
         }
         return .success

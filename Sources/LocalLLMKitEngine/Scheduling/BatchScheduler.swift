@@ -446,10 +446,9 @@ final class SamplingDraw: @unchecked Sendable {
         self.logits = logits
     }
 
-    /// From how many chain draws on they run on several threads. Measured on an H200 host (16
-    /// cores, 7B-shaped model; docs/PERFORMANCE.md): waking threads made the next `llama_decode`
-    /// call up to 0.9 ms slower, more than drawing on them saved at 8 and 16 sequences; chain
-    /// draws at 32 sequences gained from it.
+    /// From how many chain draws on they run on several threads: below it, waking the threads
+    /// slows the next `llama_decode` call by more than drawing on them saves (measured on an
+    /// H200 host; the numbers are in docs/PERFORMANCE.md, "Threads").
     static let parallelThreshold = 32
 
     /// Samples every draw; errors stay in each draw.
