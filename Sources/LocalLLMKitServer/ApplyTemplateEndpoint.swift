@@ -12,13 +12,13 @@ extension ModelServer {
             let entry = try await servedModel(requestedBy: body)
             try entry.checkGenerates()
             let served = try await entry.resolve()
-            let (request, conversation) = try await BlockingWorkPool.shared.run { [served] in
+            let (request, round) = try await BlockingWorkPool.shared.run { [served] in
                 let request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
                                                         templateThinks: served.template.supportsThinking)
-                return (request, try Conversation(model: served.model, tools: request.tools, template: served.template))
+                return (request, try ChatRound(model: served.model, template: served.template, tools: request.tools))
             }
-            let prompt = try await conversation.replyPrompt(for: request.messages, thinking: request.thinking,
-                                                            toolChoice: request.toolChoice)
+            let prompt = try await round.replyPrompt(for: request.messages, thinking: request.thinking,
+                                                     toolChoice: request.toolChoice)
             return succeed(exchange, .object([("prompt", .string(prompt))]))
         } catch {
             return fail(exchange, APIError(error), cors: cors)

@@ -9,7 +9,7 @@ extension ModelServer {
         let cors = corsHeaders(for: exchange)
         let served: ServedModel
         let request: ChatCompletionRequest
-        let conversations: [Conversation]
+        let round: ChatRound
         do {
             let parsed = try await RequestBody.parse(exchange.body)
             let entry = try await servedModel(requestedBy: parsed)
@@ -18,21 +18,18 @@ extension ModelServer {
             try entry.checkGenerates()
             served = try await entry.resolve()
             // Messages decoded and tool schemas checked off Swift's shared pool (see RequestBody.parse).
-            (request, conversations) = try await BlockingWorkPool.shared.run { [served] in
+            (request, round) = try await BlockingWorkPool.shared.run { [served] in
                 let request = try ChatCompletionRequest(body, vocabularySize: served.vocabularySize,
                                                         adapterCount: served.adapterCount, templateThinks: served.template.supportsThinking)
-                // A conversation replies to one request at a time: one for each choice.
-                let conversations = try (0..<request.parameters.choices).map { _ in
-                    try Conversation(model: served.model, tools: request.tools, template: served.template,
-                                     reusesPromptCache: request.parameters.reusesPromptCache)
-                }
-                return (request, conversations)
+                return (request, try ChatRound(model: served.model, template: served.template, tools: request.tools,
+                                               reusesPromptCache: request.parameters.reusesPromptCache))
             }
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }
-        let stream = ChoiceStreams.merge(count: conversations.count) { index in
-            conversations[index].streamReply(to: request.messages, format: request.format,
+        let choices = request.parameters.choices
+        let stream = ChoiceStreams.merge(count: choices) { index in
+            round.streamReply(to: request.messages, format: request.format,
                                              options: ChoiceStreams.options(request.parameters.options, choice: index),
                                              thinking: request.thinking, toolChoice: request.toolChoice)
         }
@@ -40,24 +37,24 @@ extension ModelServer {
         let created = Int(Date().timeIntervalSince1970)
         guard request.parameters.stream else {
             do {
-                let answers = try await ChoiceStreams.responses(stream, count: conversations.count) {
+                let answers = try await ChoiceStreams.responses(stream, count: choices) {
                     if case .done(let response) = $0 { response } else { nil }
                 }
                 answers.forEach { metrics.recordTokens($0.statistics) }
-                if Task.isCancelled || answers.count < conversations.count { return 499 }
+                if Task.isCancelled || answers.count < choices { return 499 }
                 return succeed(exchange, CompletionJSON.chatCompletion(id: id, model: served.id, created: created, responses: answers))
             } catch {
                 return fail(exchange, APIError(error), cors: cors)
             }
         }
         var events = EventStream(exchange: exchange, headers: cors)
-        var streamed = Array(repeating: (text: "", thinking: ""), count: conversations.count)
+        var streamed = Array(repeating: (text: "", thinking: ""), count: choices)
         var finished: [GenerationStatistics] = []
         var opened = Set<Int>()
-        var streamedCalls = Array(repeating: [Int: StreamedToolCall](), count: conversations.count)
+        var streamedCalls = Array(repeating: [Int: StreamedToolCall](), count: choices)
         // Tokens' log-probabilities not yet sent: each content chunk carries those measured
         // before it; the last chunk, any left (tokens of thinking or of a tool call's markup).
-        var pendingProbabilities = Array(repeating: [TokenLogProbability](), count: conversations.count)
+        var pendingProbabilities = Array(repeating: [TokenLogProbability](), count: choices)
         func takeProbabilities(_ index: Int) -> OrderedJSON? {
             defer { pendingProbabilities[index] = [] }
             return pendingProbabilities[index].isEmpty ? nil : LogProbabilityJSON.chat(pendingProbabilities[index])

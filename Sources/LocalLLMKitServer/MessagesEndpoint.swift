@@ -9,14 +9,14 @@ extension ModelServer {
         let cors = corsHeaders(for: exchange)
         let served: ServedModel
         let request: MessagesRequest
-        let conversation: Conversation
+        let round: ChatRound
         do {
-            (served, request, conversation) = try await prepareMessages(exchange)
+            (served, request, round) = try await prepareMessages(exchange)
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }
-        let stream = conversation.streamReply(to: request.messages, options: request.options, thinking: request.thinking,
-                                              toolChoice: request.toolChoice)
+        let stream = round.streamReply(to: request.messages, options: request.options, thinking: request.thinking,
+                                       toolChoice: request.toolChoice)
         let id = MessagesJSON.id(prefix: "msg_")
         guard request.stream else {
             do {
@@ -75,9 +75,9 @@ extension ModelServer {
     func countMessageTokens(_ exchange: HTTPExchange) async -> Int {
         let cors = corsHeaders(for: exchange)
         do {
-            let (served, request, conversation) = try await prepareMessages(exchange, requiresLength: false)
-            let prompt = try await conversation.replyPrompt(for: request.messages, thinking: request.thinking,
-                                                            toolChoice: request.toolChoice)
+            let (served, request, round) = try await prepareMessages(exchange, requiresLength: false)
+            let prompt = try await round.replyPrompt(for: request.messages, thinking: request.thinking,
+                                                     toolChoice: request.toolChoice)
             let tokens = try await BlockingWorkPool.shared.run { try served.model.tokenize(prompt, parsingSpecialTokens: true).count }
             return succeed(exchange, .object([("input_tokens", .integer(tokens))]))
         } catch {
@@ -85,19 +85,19 @@ extension ModelServer {
         }
     }
 
-    /// The served model, the checked request and a conversation with its tools.
+    /// The served model, the checked request and a chat round with its tools.
     private func prepareMessages(_ exchange: HTTPExchange, requiresLength: Bool = true)
-        async throws -> (ServedModel, MessagesRequest, Conversation) {
+        async throws -> (ServedModel, MessagesRequest, ChatRound) {
         var body = try await RequestBody.parse(exchange.body)
         if !requiresLength, body["max_tokens"] == nil { body = RequestBody(fields: body.fields + [("max_tokens", .integer(1))]) }
         let entry = try await servedModel(requestedBy: body)
         try entry.checkGenerates()
         let served = try await entry.resolve()
-        let (request, conversation) = try await BlockingWorkPool.shared.run { [served, body] in
+        let (request, round) = try await BlockingWorkPool.shared.run { [served, body] in
             let request = try MessagesRequest(body, templateThinks: served.template.supportsThinking)
-            return (request, try Conversation(model: served.model, tools: request.tools, template: served.template))
+            return (request, try ChatRound(model: served.model, template: served.template, tools: request.tools))
         }
-        return (served, request, conversation)
+        return (served, request, round)
     }
 }
 

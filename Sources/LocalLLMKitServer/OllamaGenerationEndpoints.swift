@@ -21,8 +21,8 @@ extension ModelServer {
             served = try await entry.resolve()
             stream = try await BlockingWorkPool.shared.run { [served, body] in
                 let tools = try ChatCompletionRequest.tools(body)
-                let conversation = try Conversation(model: served.model, tools: tools, template: served.template)
-                return conversation.streamReply(
+                let round = try ChatRound(model: served.model, template: served.template, tools: tools)
+                return round.streamReply(
                     to: try OllamaRequest.messages(body), format: try OllamaRequest.format(body),
                     options: try OllamaRequest.options(body, vocabularySize: served.vocabularySize),
                     thinking: try OllamaRequest.thinking(body, templateThinks: served.template.supportsThinking),
@@ -120,10 +120,10 @@ extension ModelServer {
                 }
                 var messages = try body.string("system").map { [ChatMessage.system($0)] } ?? []
                 messages.append(ChatMessage(role: .user, content: prompt, attachments: try OllamaRequest.images(body["images"], param: "images")))
-                let conversation = try Conversation(model: served.model, tools: [], template: served.template)
-                let reply = conversation.streamReply(to: messages, format: format, options: options,
-                                                     thinking: try OllamaRequest.thinking(body, templateThinks: served.template.supportsThinking),
-                                                     toolChoice: .none)
+                let round = try ChatRound(model: served.model, template: served.template, tools: [])
+                let reply = round.streamReply(to: messages, format: format, options: options,
+                                              thinking: try OllamaRequest.thinking(body, templateThinks: served.template.supportsThinking),
+                                              toolChoice: .none)
                 return ChoiceStreams.merge(count: 1) { _ in reply }
             }
         } catch {

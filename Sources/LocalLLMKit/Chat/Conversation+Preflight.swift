@@ -28,8 +28,8 @@ extension Conversation {
                           toolPolicy: ToolPolicy = .init()) async throws -> Preflight {
         let request = TurnRequest(options: options, format: format, thinking: thinking, toolPolicy: toolPolicy)
         try request.validate()
-        let plan = try await planTurn([.user(Self.userMessage(prompt, format: format), attachments: attachments)], request: request,
-                                toolChoice: Self.toolChoice(for: request, round: 0))
+        let plan = try await round.plan([.user(Self.userMessage(prompt, format: format), attachments: attachments)],
+                                        after: transcript, request: request, toolChoice: Self.toolChoice(for: request, round: 0))
         let room = max(contextLength - plan.tokens.count, 0)
         let cached = configuration.reusesPromptCache ? try await model.reusablePrefix(of: plan.tokens) : 0
         return Preflight(promptTokens: plan.tokens.count, cachedTokens: cached, contextLength: contextLength,

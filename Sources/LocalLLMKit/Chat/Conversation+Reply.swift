@@ -41,44 +41,15 @@ extension Conversation {
         try await streamReply(to: messages, format: format, options: options, thinking: thinking, toolChoice: toolChoice).result
     }
 
-    /// One generation round over the caller's messages.
-    private func serveReply(_ messages: [ChatMessage], request requested: TurnRequest, flag: CancellationFlag,
+    /// One generation round over the caller's messages, in the conversation's turn order.
+    private func serveReply(_ messages: [ChatMessage], request: TurnRequest, flag: CancellationFlag,
                             emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> ModelResponse<String> {
         await turnLock.lock()
         defer { turnLock.unlock() }
-        var request = requested
-        request.options.sampling = request.options.sampling.filling(from: model.file.recommendedSampling)
-        try request.validate()
-        guard !messages.isEmpty else {
-            throw LocalModel.Error.invalidOption(name: "messages", reason: "there must be at least one message")
-        }
-        let choice = Self.toolChoice(for: request, round: 0)
-        let outcome = try await generateRound(messages, after: instructions.map { [.system($0)] } ?? [], request: request,
-                                              toolChoice: choice, round: 1, flag: flag, emit: emit)
-        let calls = choice == .none ? [] : outcome.calls
-        var stopReason = outcome.stopReason
-        if flag.isRaised { stopReason = .cancelled } else if !calls.isEmpty { stopReason = .toolCalls }
-        var response = ModelResponse(content: outcome.content, text: outcome.content, thinking: outcome.thinking,
-                                     rawText: outcome.rawText, stopReason: stopReason, stopSequence: outcome.stopSequence,
-                                     seed: outcome.seed, statistics: outcome.statistics, toolInvocations: calls,
-                                     droppedTurns: outcome.droppedTurns)
-        response.logProbabilities = outcome.logProbabilities
-        emit(.done(response))
+        let (response, tokens) = try await round.reply(to: messages, instructions: instructions, request: request,
+                                                       firstCallNumber: callCount + 1, flag: flag, emit: emit)
+        callCount += response.toolInvocations.count
+        cachedTokens = tokens
         return response
-    }
-}
-
-extension Conversation {
-    /// The prompt text that ``streamReply(to:format:options:thinking:toolChoice:)`` would
-    /// evaluate for `messages` (after the conversation's instructions, with its tools), as
-    /// llama-server's `/apply-template` shows it. Older turns are dropped as a reply would drop them.
-    package func replyPrompt(for messages: [ChatMessage], thinking: Thinking = .disabled,
-                             toolChoice: Conversation.ToolChoice = .auto) async throws -> String {
-        let request = TurnRequest(options: .init(), format: .text, thinking: thinking,
-                                  toolPolicy: ToolPolicy(choice: toolChoice, maximumRounds: 1))
-        try request.validate()
-        let plan = try await planTurn(messages, after: instructions.map { [.system($0)] } ?? [], request: request,
-                                      toolChoice: Self.toolChoice(for: request, round: 0))
-        return plan.rendered.text
     }
 }

@@ -59,10 +59,20 @@ extension Conversation {
         let loop = TurnLoop(request: request, toolBox: toolBox, flag: flag, emit: emit)
         if !attachments.isEmpty && model.projector == nil { throw LocalModel.Error.noProjector(path: model.url.path) }
         return try await loop.run(.user(Self.userMessage(prompt, format: request.format), attachments: attachments)) { pending, choice, round in
-            try await generateRound(pending, request: request, toolChoice: choice, round: round, flag: flag, emit: emit)
+            try await generateRound(pending, request: request, toolChoice: choice, number: round, flag: flag, emit: emit)
         } commit: { history, turn in
             commit(history: history, turn)
         }
+    }
+
+    /// One round of a turn after the transcript, its tool calls numbered in the conversation.
+    private func generateRound(_ pending: [ChatMessage], request: TurnRequest, toolChoice: Conversation.ToolChoice, number: Int,
+                               flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundResult {
+        let result = try await round.run(pending, after: transcript, request: request, toolChoice: toolChoice, round: number,
+                                         firstCallNumber: callCount + 1, flag: flag, emit: emit)
+        callCount += result.calls.count
+        cachedTokens = result.cachedTokens
+        return result
     }
 
     /// Makes a finished turn part of the transcript.

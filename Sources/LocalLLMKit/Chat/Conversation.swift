@@ -34,13 +34,13 @@ public actor Conversation {
     /// The instructions (system message) given at creation, if any.
     public nonisolated let instructions: String?
     /// The tools the model may call.
-    public nonisolated var tools: [any ConversationTool] { toolBox.tools }
+    public nonisolated var tools: [any ConversationTool] { round.tools }
     /// Settings fixed at creation.
     public nonisolated let configuration: Configuration
     /// The chat template in use.
-    public nonisolated let template: ChatTemplate
+    public nonisolated var template: ChatTemplate { round.template }
     /// The context length in tokens.
-    public nonisolated let contextLength: Int
+    public nonisolated var contextLength: Int { round.contextLength }
 
     /// The messages the model sees: the instructions, then every completed turn
     /// (minus turns dropped by ``OverflowPolicy/dropOldestTurns``).
@@ -50,7 +50,9 @@ public actor Conversation {
 
     /// The tokens this conversation's last round left in the model's cache (prompt and answer).
     var cachedTokens: [Int32]
-    nonisolated let toolBox: ToolBox
+    /// Renders, plans and runs each round; the conversation adds the transcript and the turn order.
+    nonisolated let round: ChatRound
+    nonisolated var toolBox: ToolBox { round.toolBox }
     /// Serializes turns across the suspension points where tools run.
     nonisolated let turnLock = AsyncLock()
     /// Numbers the tool calls of this conversation (`call-1`, `call-2`, …).
@@ -78,30 +80,20 @@ public actor Conversation {
     init(model: LocalModel, instructions: String?, tools: [any ConversationTool] = [], configuration: Configuration,
          template: ChatTemplate? = nil, transcript: [ChatMessage], turnCount: Int, cachedTokens: [Int32]) throws {
         let template = try template ?? Self.makeTemplate(model: model, configuration: configuration)
-        if !tools.isEmpty && !template.supportsToolCalls {
-            throw ChatTemplate.Error.toolsUnsupported(template: template.source.description)
-        }
+        self.round = try ChatRound(model: model, template: template, toolBox: try ToolBox(tools),
+                                   contextLength: configuration.contextLength ?? model.contextLength,
+                                   overflowPolicy: configuration.overflowPolicy, templateArguments: configuration.templateArguments,
+                                   reusesPromptCache: configuration.reusesPromptCache)
         if let cap = configuration.contextLength, cap > model.contextLength {
             throw Conversation.Error.invalidConfiguration(
                 name: "contextLength", reason: "\(cap) is more than the model's context length, \(model.contextLength)")
         }
-        self.toolBox = try ToolBox(tools)
         self.model = model
         self.instructions = instructions
         self.configuration = configuration
-        self.template = template
-        self.contextLength = configuration.contextLength ?? model.contextLength
         self.transcript = transcript
         self.turnCount = turnCount
         self.cachedTokens = cachedTokens
-    }
-
-    /// Starts a conversation with a template already built for `model` (a server builds the
-    /// template once and starts a conversation per request).
-    package init(model: LocalModel, tools: [any ConversationTool], template: ChatTemplate, reusesPromptCache: Bool = true) throws {
-        try self.init(model: model, instructions: nil, tools: tools, configuration: .init(reusesPromptCache: reusesPromptCache),
-                      template: template,
-                      transcript: [], turnCount: 0, cachedTokens: [])
     }
 
     /// The checked configuration's template, with its arguments checked against it.

@@ -15,6 +15,8 @@ struct RoundResult {
     var droppedTurns = 0
     /// Each generated token's log-probability, when the options asked for them.
     var logProbabilities: [TokenLogProbability] = []
+    /// The tokens a local round left in the model's cache: its prompt and its answer.
+    var cachedTokens: [Int32] = []
 }
 
 /// The tool loop of one conversation turn, shared by local and remote conversations: a round,

@@ -1,10 +1,15 @@
-extension Conversation {
-    /// Renders the turn so far and generates once, streaming thinking and text events.
-    /// `history` (the transcript when nil) comes before the turn's messages.
-    func generateRound(_ pending: [ChatMessage], after history: [ChatMessage]? = nil, request: TurnRequest,
-                       toolChoice: Conversation.ToolChoice, round: Int,
-                       flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundResult {
-        let plan = try await planTurn(pending, after: history, request: request, toolChoice: toolChoice)
+extension ChatRound {
+    /// Renders the turn so far after `history` and generates once, streaming thinking and
+    /// text events.
+    /// - Parameters:
+    ///   - round: the round's number in its turn (from 1), which its tool calls carry.
+    ///   - firstCallNumber: the number of the round's first tool call: calls are `call-N`, counted
+    ///     by whoever keeps the turns (the result's calls continue from here).
+    /// - Returns: the round, with the tokens it left in the model's cache.
+    func run(_ pending: [ChatMessage], after history: [ChatMessage], request: TurnRequest,
+             toolChoice: Conversation.ToolChoice, round: Int, firstCallNumber: Int = 1,
+             flag: CancellationFlag, emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> RoundResult {
+        let plan = try await plan(pending, after: history, request: request, toolChoice: toolChoice)
         guard plan.fits else {
             throw LocalModel.Error.promptTooLong(tokens: plan.tokens.count, limit: contextLength - plan.reservedTokens)
         }
@@ -29,7 +34,7 @@ extension Conversation {
                                       message: request.thinking.budgetMessage)
         var generation = GenerationPlan(promptTokens: plan.tokens, options: request.options, constraint: constraint,
                                         thinking: thinking, additionalStopSequences: rendered.additionalStopSequences,
-                                        preservedTokens: preserved, reusesCache: configuration.reusesPromptCache)
+                                        preservedTokens: preserved, reusesCache: reusesPromptCache)
         generation.media = plan.media
         let probe = ReplyParsingProbe.current
         let parsing = RoundParsing(rendered: rendered, probe: probe)
@@ -43,7 +48,6 @@ extension Conversation {
         if result.stopReason == .endOfText, let check = format?.check { try check.verify(result.text) }
         try parsing.finish(isComplete: result.stopReason == .endOfText).forEach(emit)
         let stream = parsing.stream
-        cachedTokens = plan.tokens + result.tokens
         var final = stream.reply
         if final.toolCalls.isEmpty, toolChoice != .none, format == nil,
            let call = BareToolCall.parse(final.content, toolNames: Set(toolBox.tools.map(\.name))) {
@@ -61,16 +65,16 @@ extension Conversation {
         let complete = final.toolCalls.enumerated().filter { _, call in
             (try? OrderedJSONParser.parse(call.arguments)) != nil
         }
-        let calls = complete.map { index, call in
-            callCount += 1
-            return ToolInvocation(id: "call-\(callCount)", modelCallID: (call.id ?? "").isEmpty ? nil : call.id,
+        let calls = complete.enumerated().map { number, element in
+            let (index, call) = element
+            return ToolInvocation(id: "call-\(firstCallNumber + number)", modelCallID: (call.id ?? "").isEmpty ? nil : call.id,
                                   name: call.name, arguments: call.arguments, round: round,
                                   phase: index < phases.count ? phases[index] : .answer, output: nil, isError: false)
         }
         return RoundResult(content: final.content, thinking: final.reasoningContent, rawText: raw, calls: calls,
                            stopReason: result.stopReason, stopSequence: result.stopSequence, seed: result.seed,
                            statistics: statistics, history: plan.history, droppedTurns: plan.droppedTurns,
-                           logProbabilities: result.logProbabilities)
+                           logProbabilities: result.logProbabilities, cachedTokens: plan.tokens + result.tokens)
     }
 }
 

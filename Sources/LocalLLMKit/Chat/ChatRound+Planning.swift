@@ -16,21 +16,20 @@ struct TurnPlan: Sendable {
     var fits: Bool
 }
 
-extension Conversation {
+extension ChatRound {
     /// Renders the next turn (the new user message, and any tool calls and results this
-    /// turn already added) after `history` (the transcript when nil), dropping the oldest turns
-    /// first if the policy allows. Rendering may wait for a template worker and tokenizing takes
-    /// time, so both run on the ``BlockingWorkPool``, never on Swift's shared pool.
-    func planTurn(_ pending: [ChatMessage], after history: [ChatMessage]? = nil, request: TurnRequest,
-                  toolChoice: Conversation.ToolChoice = .none) async throws -> TurnPlan {
-        let history = history ?? transcript
-        return try await BlockingWorkPool.shared.run { [self] in
-            try renderTurn(pending, after: history, request: request, toolChoice: toolChoice)
+    /// turn already added) after `history`, dropping the oldest turns first if the policy
+    /// allows. Rendering may wait for a template worker and tokenizing takes time, so both run
+    /// on the ``BlockingWorkPool``, never on Swift's shared pool.
+    func plan(_ pending: [ChatMessage], after history: [ChatMessage], request: TurnRequest,
+              toolChoice: Conversation.ToolChoice = .none) async throws -> TurnPlan {
+        try await BlockingWorkPool.shared.run { [self] in
+            try render(pending, after: history, request: request, toolChoice: toolChoice)
         }
     }
 
-    /// ``planTurn(_:after:request:toolChoice:)``'s work, on the calling thread.
-    private nonisolated func renderTurn(_ pending: [ChatMessage], after history: [ChatMessage], request: TurnRequest,
+    /// ``plan(_:after:request:toolChoice:)``'s work, on the calling thread.
+    private func render(_ pending: [ChatMessage], after history: [ChatMessage], request: TurnRequest,
                                         toolChoice: Conversation.ToolChoice) throws -> TurnPlan {
         var history = history
         var dropped = 0
@@ -52,12 +51,12 @@ extension Conversation {
             } ?? messages
             let rendered = try template.render(shown, addGenerationPrompt: true,
                                                enableThinking: request.thinking.isEnabled,
-                                               arguments: configuration.templateArguments,
+                                               arguments: templateArguments,
                                                tools: offer.tools, toolChoice: offer.choice)
             let prompt = try marker.map { try model.multimodalPrompt(rendered.segments, marker: $0, attachments: attachments) }
                 ?? MultimodalPrompt(tokens: try model.tokenizer.tokenize(rendered.segments), media: [])
             let fits = prompt.tokens.count <= contextLength - reserved
-            guard !fits, configuration.overflowPolicy == .dropOldestTurns, let oldest = Self.oldestTurn(in: history) else {
+            guard !fits, overflowPolicy == .dropOldestTurns, let oldest = Self.oldestTurn(in: history) else {
                 return TurnPlan(history: history, rendered: rendered, tokens: prompt.tokens, media: prompt.media,
                                 reservedTokens: reserved, droppedTurns: dropped, fits: fits)
             }
