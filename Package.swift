@@ -112,10 +112,17 @@ let package = Package(
             name: "llmkit",
             dependencies: ["LocalLLMKit", "LocalLLMKitTools", "LocalLLMKitServer", "CEditLine"]
         ),
+        // What the test targets share: the reference models' paths, GGUF writers and forgers, a
+        // fault-injecting download server. Not a product: nothing outside this package sees it.
+        .target(
+            name: "LocalLLMKitTestSupport",
+            dependencies: ["LocalLLMKit", "CLlama"],
+            path: "Tests/LocalLLMKitTestSupport",
+            exclude: ["download_server.py"]
+        ),
         .testTarget(
             name: "LocalLLMKitTests",
-            dependencies: ["LocalLLMKit", "LocalLLMKitEngine", "CLlama"],
-            exclude: ["Support/download_server.py"]
+            dependencies: ["LocalLLMKit", "LocalLLMKitEngine", "CLlama", "LocalLLMKitTestSupport"]
         ),
         // Test support: loads one page with the real load_webpage and prints the outcome as
         // JSON, so that a test can run it inside a network namespace of its own.
@@ -126,17 +133,17 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalLLMKitToolsTests",
-            dependencies: ["LocalLLMKitTools", "LocalLLMKit", "webpage-probe"],
+            dependencies: ["LocalLLMKitTools", "LocalLLMKit", "webpage-probe", "LocalLLMKitTestSupport"],
             exclude: ["Support/http_server.py", "Support/rebinding_lab.py"]
         ),
         .testTarget(
             name: "LocalLLMKitServerTests",
-            dependencies: ["LocalLLMKitServer", "LocalLLMKit"],
+            dependencies: ["LocalLLMKitServer", "LocalLLMKit", "LocalLLMKitTestSupport"],
             exclude: ["Support"]     // the Python clients the tests run
         ),
         .testTarget(
             name: "llmkitTests",
-            dependencies: ["LocalLLMKit", "CLlama"],
+            dependencies: ["LocalLLMKit", "CLlama", "LocalLLMKitTestSupport"],
             exclude: ["Support/image_server_parity.py"]
         ),
     ],

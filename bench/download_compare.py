@@ -21,7 +21,7 @@ from pathlib import Path
 from compare import default_model
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER = ROOT / "Tests/LocalLLMKitTests/Support/download_server.py"
+SERVER = ROOT / "Tests/LocalLLMKitTestSupport/download_server.py"
 
 
 def timed(command, env=None):

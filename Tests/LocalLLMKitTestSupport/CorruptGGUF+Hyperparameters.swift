@@ -2,7 +2,7 @@ import Foundation
 
 /// Hyperparameter and architecture variants of ``CorruptGGUF``.
 extension CorruptGGUF {
-    static let hyperparameters: [CorruptGGUF] = [
+    package static let hyperparameters: [CorruptGGUF] = [
         .init("block-count-zero", .tinyLlama, culprit: "llama.block_count", before: "\(assertion)(n_layer_all > 0 && n_layer_all <= LLAMA_MAX_LAYERS)") {
             $0.set("llama.block_count", .uint32(0))
         },
@@ -85,7 +85,7 @@ extension CorruptGGUF {
 
     /// Architectures that cannot generate, and the asserts of single architectures'
     /// `load_arch_hparams` (a tiny llama renamed: those asserts run before any tensor is read).
-    static let architectures: [CorruptGGUF] = [
+    package static let architectures: [CorruptGGUF] = [
         .init("attention-not-causal", .tinyLlama, culprit: "llama.attention.causal",
               before: "\(assertion)(causal_attn || n_ubatch >= n_tokens_all) once a prompt is longer than 512 tokens") {
             $0.set("llama.context_length", .uint32(2048))

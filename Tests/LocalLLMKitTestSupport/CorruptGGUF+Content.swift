@@ -2,7 +2,7 @@ import Foundation
 
 /// Vocabulary, tensor and real-model variants of ``CorruptGGUF``.
 extension CorruptGGUF {
-    static let vocabulary: [CorruptGGUF] = [
+    package static let vocabulary: [CorruptGGUF] = [
         .init("duplicate-token", .tinyLlama, culprit: "tokenizer.ggml.tokens", before: "\(assertion)(id_to_token.size() == token_to_id.size())") {
             $0.set("tokenizer.ggml.tokens", .strings(tinyTokens { $0[299] = $0[298] }))
         },
@@ -37,7 +37,7 @@ extension CorruptGGUF {
         },
     ]
 
-    static let tensors: [CorruptGGUF] = [
+    package static let tensors: [CorruptGGUF] = [
         .init("norm-weight-quantized", .tinyLlama, culprit: "tensor blk.0.attn_norm.weight", before: "aborted: binary_op: unsupported types (GGML_ABORT) at the first decode") {
             $0.replaceTensor("blk.0.attn_norm.weight", type: 8)
         },
@@ -79,7 +79,7 @@ extension CorruptGGUF {
         },
     ]
 
-    static let realModel: [CorruptGGUF] = [
+    package static let realModel: [CorruptGGUF] = [
         .init("real-block-count-zero", .realModel, culprit: "gemma3.block_count", before: "\(assertion)(n_layer_all > 0 && n_layer_all <= LLAMA_MAX_LAYERS)",
               patch: ["gemma3.block_count": .uint32(0)]),
         .init("real-rms-epsilon-nan", .realModel, culprit: "gemma3.attention.layer_norm_rms_epsilon", before: "\(assertion)(eps >= 0.0f) at the first decode",

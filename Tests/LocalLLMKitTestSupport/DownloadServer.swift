@@ -1,23 +1,23 @@
 import Foundation
 
-/// The fault-injecting download server (LocalLLMKitTests/Support/download_server.py) on
+/// The fault-injecting download server (LocalLLMKitTestSupport/download_server.py) on
 /// 127.0.0.1 (or another loopback address), serving the files of a folder for as long as the
 /// value lives.
-final class DownloadServer {
+package final class DownloadServer {
     /// One request the server received.
-    struct Request: Decodable, Equatable {
-        let path: String
-        let range: String?
+    package struct Request: Decodable, Equatable {
+        package let path: String
+        package let range: String?
         /// The If-Range header.
-        var ifRange: String?
+        package var ifRange: String?
         /// The Authorization header.
-        var authorization: String?
+        package var authorization: String?
         /// The status the server answered with.
-        var status: Int?
+        package var status: Int?
         /// When it arrived (seconds since 1970, the server's clock).
-        var time: Double?
+        package var time: Double?
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case path, range, status, time
             case ifRange = "if_range"
             case authorization
@@ -25,15 +25,15 @@ final class DownloadServer {
     }
 
     private let process: Process
-    let port: Int
+    package let port: Int
     /// The address it listens on.
-    let host: String
+    package let host: String
 
     /// Starts the server on `host`: 127.0.0.1, or another loopback address (127.0.0.2) to play
     /// a second host.
-    init(serving folder: URL, host: String = "127.0.0.1") throws {
-        let tests = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        (process, port) = try PythonServer.start(tests.appending(path: "LocalLLMKitTests/Support/download_server.py"),
+    package init(serving folder: URL, host: String = "127.0.0.1") throws {
+        let script = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "download_server.py")
+        (process, port) = try PythonServer.start(script,
                                                  arguments: [folder.path, host])
         self.host = host
     }
@@ -43,15 +43,15 @@ final class DownloadServer {
     }
 
     /// A URL on the server, e.g. `url("/files/model.gguf")`.
-    func url(_ path: String) -> URL { URL(string: "http://\(host):\(port)\(path)")! }
+    package func url(_ path: String) -> URL { URL(string: "http://\(host):\(port)\(path)")! }
 
     /// Changes the server's behaviour, e.g. `control("/control/drop/1000000")`.
-    func control(_ path: String) throws {
+    package func control(_ path: String) throws {
         _ = try Data(contentsOf: url(path))
     }
 
     /// The requests since the last call.
-    func log() throws -> [Request] {
+    package func log() throws -> [Request] {
         try JSONDecoder().decode([Request].self, from: Data(contentsOf: url("/log")))
     }
 }

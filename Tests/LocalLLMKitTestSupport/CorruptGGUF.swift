@@ -11,23 +11,23 @@ import LocalLLMKit
 /// built from the code before the check.
 ///
 /// The variants live in `CorruptGGUF+Hyperparameters.swift` and `CorruptGGUF+Content.swift`.
-/// Shared with the CLI tests through symbolic links: Foundation and the public API only.
-struct CorruptGGUF: Sendable, CustomStringConvertible {
-    enum Base: Sendable { case tinyLlama, tinyGemma, realModel }
+/// Shared by the test targets through LocalLLMKitTestSupport: Foundation and the public API only.
+package struct CorruptGGUF: Sendable, CustomStringConvertible {
+    package enum Base: Sendable { case tinyLlama, tinyGemma, realModel }
 
-    let name: String
+    package let name: String
     /// What the error message must name: the metadata key or tensor at fault.
-    let culprit: String
+    package let culprit: String
     /// What llama.cpp did with this file before the loadability check existed.
-    let before: String
-    let base: Base
+    package let before: String
+    package let base: Base
     private let edit: @Sendable (inout GGUFBuilder) -> Void
     private let patch: [String: GGUFHeaderPatch.Scalar]
     private let shape: GGUFBuilder.TinyShape?
 
-    var description: String { name }
+    package var description: String { name }
 
-    init(_ name: String, _ base: Base, culprit: String, before: String, shape: GGUFBuilder.TinyShape? = nil,
+    package init(_ name: String, _ base: Base, culprit: String, before: String, shape: GGUFBuilder.TinyShape? = nil,
          patch: [String: GGUFHeaderPatch.Scalar] = [:], edit: @escaping @Sendable (inout GGUFBuilder) -> Void = { _ in }) {
         self.name = name
         self.base = base
@@ -39,7 +39,7 @@ struct CorruptGGUF: Sendable, CustomStringConvertible {
     }
 
     /// Writes the variant into `folder` and returns its path.
-    func write(in folder: URL) throws -> URL {
+    package func write(in folder: URL) throws -> URL {
         let url = folder.appending(path: "\(name).gguf")
         switch base {
         case .realModel:
@@ -55,31 +55,31 @@ struct CorruptGGUF: Sendable, CustomStringConvertible {
         return url
     }
 
-    static func shape(_ base: Base) -> GGUFBuilder.TinyShape {
+    package static func shape(_ base: Base) -> GGUFBuilder.TinyShape {
         var shape = GGUFBuilder.TinyShape()
         if base == .tinyGemma { shape.architecture = "gemma3" }
         return shape
     }
 
-    static func shape(_ base: Base, _ change: (inout GGUFBuilder.TinyShape) -> Void) -> GGUFBuilder.TinyShape {
+    package static func shape(_ base: Base, _ change: (inout GGUFBuilder.TinyShape) -> Void) -> GGUFBuilder.TinyShape {
         var result = shape(base)
         change(&result)
         return result
     }
 
-    static let assertion = "aborted: GGML_ASSERT"
+    package static let assertion = "aborted: GGML_ASSERT"
 
     /// Every variant: one or more for each class of value that llama.cpp asserts on.
-    static let all: [CorruptGGUF] = hyperparameters + architectures + vocabulary + tensors + realModel
+    package static let all: [CorruptGGUF] = hyperparameters + architectures + vocabulary + tensors + realModel
 
     /// Whether the pinned llama.cpp killed the process (abort, signal or hang) on this
     /// variant before LocalLLMKit checked it, rather than failing cleanly or running.
-    var killedProcessBefore: Bool {
+    package var killedProcessBefore: Bool {
         ["aborted", "SIG", "hung"].contains { before.hasPrefix($0) }
     }
 
     /// The tiny models' tokens, changed by `change`.
-    static func tinyTokens(_ change: (inout [String]) -> Void) -> [String] {
+    package static func tinyTokens(_ change: (inout [String]) -> Void) -> [String] {
         guard case .strings(var tokens)? = GGUFBuilder.tinyModel().value("tokenizer.ggml.tokens") else { return [] }
         change(&tokens)
         return tokens

@@ -5,13 +5,13 @@ import Foundation
 /// (the tool is not built here): part 1 keeps every metadata entry, each part gets
 /// `split.no`, `split.count` and `split.tensors.count`, and the tensors, in file order, are
 /// shared out evenly; ggml's gguf API writes each header, then the data is copied.
-enum GGUFSplitter {
-    struct Failure: Error { let message: String }
+package enum GGUFSplitter {
+    package struct Failure: Error { package let message: String }
 
     /// Splits `source` into `count` parts named `prefix-0000i-of-0000N.gguf` in `folder`.
     /// - Returns: the parts' URLs, in order.
     @discardableResult
-    static func split(_ source: URL, into count: Int, prefix: String, in folder: URL) throws -> [URL] {
+    package static func split(_ source: URL, into count: Int, prefix: String, in folder: URL) throws -> [URL] {
         var tensorsContext: OpaquePointer?
         let opened = withUnsafeMutablePointer(to: &tensorsContext) {
             gguf_init_from_file(source.path, gguf_init_params(no_alloc: true, ctx: $0))

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Starts a Python test server on 127.0.0.1 that prints its port on its first line of output.
-/// (Shared by the test targets through symbolic links.)
-enum PythonServer {
+/// (Shared by the test targets through LocalLLMKitTestSupport.)
+package enum PythonServer {
     /// Runs `python3 script arguments…` and waits for the port.
     /// - Returns: the running process (kill it when done) and the port.
-    static func start(_ script: URL, arguments: [String] = []) throws -> (Process, Int) {
+    package static func start(_ script: URL, arguments: [String] = []) throws -> (Process, Int) {
         let process = Process()
         process.executableURL = URL(filePath: "/usr/bin/env")
         process.arguments = ["python3", script.path] + arguments

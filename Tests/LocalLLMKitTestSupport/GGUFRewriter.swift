@@ -3,22 +3,22 @@ import Foundation
 
 /// Copies a real GGUF model with one metadata value changed: ggml's gguf API
 /// writes the new header, then the original tensor data is appended unchanged.
-enum GGUFRewriter {
-    struct Failure: Error { let message: String }
+package enum GGUFRewriter {
+    package struct Failure: Error { package let message: String }
 
-    static func copy(_ source: URL, to destination: URL, settingFloat key: String, to value: Float) throws {
+    package static func copy(_ source: URL, to destination: URL, settingFloat key: String, to value: Float) throws {
         try copy(source, to: destination) { gguf_set_val_f32($0, key, value) }
     }
 
-    static func copy(_ source: URL, to destination: URL, settingUInt32 key: String, to value: UInt32) throws {
+    package static func copy(_ source: URL, to destination: URL, settingUInt32 key: String, to value: UInt32) throws {
         try copy(source, to: destination) { gguf_set_val_u32($0, key, value) }
     }
 
-    static func copy(_ source: URL, to destination: URL, settingString key: String, to value: String) throws {
+    package static func copy(_ source: URL, to destination: URL, settingString key: String, to value: String) throws {
         try copy(source, to: destination) { gguf_set_val_str($0, key, value) }
     }
 
-    static func copy(_ source: URL, to destination: URL, settingStrings values: [String: String]) throws {
+    package static func copy(_ source: URL, to destination: URL, settingStrings values: [String: String]) throws {
         try copy(source, to: destination) { context in
             for (key, value) in values { gguf_set_val_str(context, key, value) }
         }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A TCP port on 127.0.0.1 that nothing listens on (the system's pick, released at once).
-enum FreePort {
-    static func find() throws -> Int {
+package enum FreePort {
+    package static func find() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
         defer { close(descriptor) }

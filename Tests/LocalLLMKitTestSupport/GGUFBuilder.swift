@@ -3,9 +3,9 @@ import Foundation
 /// Writes small GGUF v3 files by hand, for tests of the header reader and of
 /// llama.cpp's loading (``tinyModel(_:)`` builds a whole model that loads and runs).
 ///
-/// Shared with the CLI tests through a symbolic link: Foundation only.
-struct GGUFBuilder {
-    enum Value {
+/// Shared by the test targets through LocalLLMKitTestSupport: Foundation only.
+package struct GGUFBuilder {
+    package enum Value {
         case string(String)
         case uint32(UInt32)
         case int32(Int32)
@@ -19,21 +19,29 @@ struct GGUFBuilder {
         case uint8s([UInt8])
     }
 
-    struct Tensor {
-        var name: String
-        var dimensions: [UInt64]
-        var type: UInt32 = 0            // GGML_TYPE_F32
-        var offset: UInt64
+    package struct Tensor {
+        package var name: String
+        package var dimensions: [UInt64]
+        package var type: UInt32 = 0            // GGML_TYPE_F32
+        package var offset: UInt64
+
+        /// A tensor entry; `offset` is its data's place after the header.
+        package init(name: String, dimensions: [UInt64], type: UInt32 = 0, offset: UInt64) {
+            (self.name, self.dimensions, self.type, self.offset) = (name, dimensions, type, offset)
+        }
     }
 
-    var version: UInt32 = 3
-    var keyValues: [(String, Value)] = [("general.architecture", .string("llama"))]
-    var tensors: [Tensor] = []
+    package var version: UInt32 = 3
+    package var keyValues: [(String, Value)] = [("general.architecture", .string("llama"))]
+    package var tensors: [Tensor] = []
     /// Bytes of tensor data written after the header.
-    var dataBytes = 0
+    package var dataBytes = 0
+
+    /// A GGUF file of version 3 with only `general.architecture` (llama).
+    package init() {}
 
     /// Sets `key`, replacing its value where it is already present.
-    mutating func set(_ key: String, _ value: Value) {
+    package mutating func set(_ key: String, _ value: Value) {
         if let index = keyValues.firstIndex(where: { $0.0 == key }) {
             keyValues[index].1 = value
         } else {
@@ -43,7 +51,7 @@ struct GGUFBuilder {
 
     /// Names `architecture` as the model's, moving every hyperparameter of the old one
     /// (`llama.block_count` becomes `nanbeige.block_count`).
-    mutating func renameArchitecture(to architecture: String) {
+    package mutating func renameArchitecture(to architecture: String) {
         guard case .string(let old)? = value("general.architecture") else { return }
         keyValues = keyValues.map { key, value in
             (key.hasPrefix(old + ".") ? architecture + key.dropFirst(old.count) : key, value)
@@ -52,18 +60,18 @@ struct GGUFBuilder {
     }
 
     /// Removes `key`.
-    mutating func remove(_ key: String) {
+    package mutating func remove(_ key: String) {
         keyValues.removeAll { $0.0 == key }
     }
 
     /// The value of `key`, when set.
-    func value(_ key: String) -> Value? {
+    package func value(_ key: String) -> Value? {
         keyValues.first { $0.0 == key }?.1
     }
 
     /// Appends a zero-filled tensor after the others, 32-byte aligned. Types: 0 f32,
     /// 1 f16, 8 q8_0, 9 q8_1, 24 i8, 25 i16, 26 i32, 27 i64, 28 f64, 30 bf16.
-    mutating func addTensor(_ name: String, _ dimensions: [UInt64], type: UInt32 = 0) {
+    package mutating func addTensor(_ name: String, _ dimensions: [UInt64], type: UInt32 = 0) {
         let elements = Int(dimensions.reduce(1, *))
         let size: Int
         switch type {
@@ -80,7 +88,7 @@ struct GGUFBuilder {
 
     /// Replaces the tensor called `name` by one with other dimensions or type, laying
     /// out the data section again.
-    mutating func replaceTensor(_ name: String, dimensions: [UInt64]? = nil, type: UInt32? = nil) {
+    package mutating func replaceTensor(_ name: String, dimensions: [UInt64]? = nil, type: UInt32? = nil) {
         let old = tensors
         tensors = []
         dataBytes = 0
@@ -91,7 +99,7 @@ struct GGUFBuilder {
         }
     }
 
-    func bytes() -> [UInt8] {
+    package func bytes() -> [UInt8] {
         var out: [UInt8] = Array("GGUF".utf8)
         append(version, to: &out)
         append(UInt64(tensors.count), to: &out)
@@ -112,7 +120,7 @@ struct GGUFBuilder {
         return out
     }
 
-    func write(to url: URL) throws {
+    package func write(to url: URL) throws {
         try Data(bytes()).write(to: url)
     }
 
@@ -150,22 +158,27 @@ struct GGUFBuilder {
 
 extension GGUFBuilder {
     /// The shape of a ``tinyModel(_:)``.
-    struct TinyShape {
-        var architecture = "llama"
-        var vocabularySize = 300
-        var embedding: UInt64 = 64
-        var layers = 2
-        var heads: UInt32 = 4
-        var keyValueHeads: UInt32 = 2
-        var feedForward: UInt64 = 128
+    package struct TinyShape {
+        package var architecture = "llama"
+        package var vocabularySize = 300
+        package var embedding: UInt64 = 64
+        package var layers = 2
+        package var heads: UInt32 = 4
+        package var keyValueHeads: UInt32 = 2
+        package var feedForward: UInt64 = 128
         /// The head size; the embedding length over the heads when nil.
-        var headSize: UInt64?
+        package var headSize: UInt64?
+
+        /// The default shape (a two-layer llama of width 64 over 300 tokens), with `layers` layers.
+        package init(layers: Int = 2) {
+            self.layers = layers
+        }
     }
 
     /// A complete model of about 0.3 MB that llama.cpp loads and runs: a llama or
     /// gemma3 transformer with zero weights and an SPM vocabulary of `<unk>`, `<s>`,
     /// `</s>`, the 256 byte tokens and filler words.
-    static func tinyModel(_ shape: TinyShape = TinyShape()) -> GGUFBuilder {
+    package static func tinyModel(_ shape: TinyShape = TinyShape()) -> GGUFBuilder {
         let arch = shape.architecture, gemma = arch == "gemma3"
         let headSize = shape.headSize ?? shape.embedding / UInt64(shape.heads)
         var builder = GGUFBuilder()
@@ -228,7 +241,7 @@ extension GGUFBuilder {
 extension GGUFBuilder.Value {
     /// A UGM `tokenizer.ggml.precompiled_charsmap`: the normalizer array's byte size,
     /// its packed nodes, then the replacement strings.
-    static func charsmap(nodes: [UInt32], replacements: [UInt8] = [0]) -> Self {
+    package static func charsmap(nodes: [UInt32], replacements: [UInt8] = [0]) -> Self {
         var bytes: [UInt8] = []
         withUnsafeBytes(of: UInt32(nodes.count * 4).littleEndian) { bytes += $0 }
         for node in nodes { withUnsafeBytes(of: node.littleEndian) { bytes += $0 } }
@@ -237,7 +250,7 @@ extension GGUFBuilder.Value {
 
     /// A charsmap of 512 nodes that replaces "h" by the string at `offset` of
     /// `replacements`: root base 256, the child for 0x68 a leaf whose value node is 400.
-    static func charsmapReplacingH(offset: UInt32 = 0, replacements: [UInt8] = Array("H\0".utf8)) -> Self {
+    package static func charsmapReplacingH(offset: UInt32 = 0, replacements: [UInt8] = Array("H\0".utf8)) -> Self {
         var nodes = [UInt32](repeating: 0, count: 512)
         nodes[0] = 256 << 10
         let child = 256 ^ 0x68
@@ -250,15 +263,15 @@ extension GGUFBuilder.Value {
 /// Copies a real model's header into a sparse file of the same size, whose weights
 /// read as zeros, with scalar metadata values overwritten in place (so every offset
 /// stays valid). Cheap even for large models: only the header is written.
-enum GGUFHeaderPatch {
-    enum Scalar {
+package enum GGUFHeaderPatch {
+    package enum Scalar {
         case uint32(UInt32)
         case float32(Float)
     }
 
-    struct Failure: Error, CustomStringConvertible { let description: String }
+    package struct Failure: Error, CustomStringConvertible { package let description: String }
 
-    static func sparseCopy(of source: URL, headerSize: Int, fileSize: Int64, to destination: URL,
+    package static func sparseCopy(of source: URL, headerSize: Int, fileSize: Int64, to destination: URL,
                            setting values: [String: Scalar]) throws {
         let input = try FileHandle(forReadingFrom: source)
         var header = [UInt8](try input.read(upToCount: headerSize) ?? Data())
@@ -289,7 +302,7 @@ enum GGUFHeaderPatch {
 }
 
 /// Copies the first `count` bytes of a file.
-func writePrefix(of source: URL, count: Int, to destination: URL) throws {
+package func writePrefix(of source: URL, count: Int, to destination: URL) throws {
     let handle = try FileHandle(forReadingFrom: source)
     defer { try? handle.close() }
     try (handle.readData(ofLength: count)).write(to: destination)

@@ -1,1 +1,0 @@
-../../LocalLLMKitTests/Support/ReferenceModel.swift

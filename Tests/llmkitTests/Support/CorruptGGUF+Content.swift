@@ -1,1 +1,0 @@
-../../LocalLLMKitTests/GGUF/CorruptGGUF+Content.swift

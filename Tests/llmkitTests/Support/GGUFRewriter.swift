@@ -1,1 +1,0 @@
-../../LocalLLMKitTests/Support/GGUFRewriter.swift
