@@ -17,11 +17,9 @@ extension ChatRound {
     /// One generation round over the caller's messages, ending with `.done`.
     /// - Parameter firstCallNumber: the number of the first tool call (`call-N`).
     /// - Returns: the response, and the tokens the round left in the model's cache.
-    func reply(to messages: [ChatMessage], instructions: String?, request requested: TurnRequest, firstCallNumber: Int = 1,
+    func reply(to messages: [ChatMessage], instructions: String?, request: TurnRequest, firstCallNumber: Int = 1,
                flag: CancellationFlag,
                emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> (response: ModelResponse<String>, cachedTokens: [Int32]) {
-        var request = requested
-        request.options.sampling = request.options.sampling.filling(from: model.file.recommendedSampling)
         try request.validate()
         guard !messages.isEmpty else {
             throw LocalModel.Error.invalidOption(name: "messages", reason: "there must be at least one message")

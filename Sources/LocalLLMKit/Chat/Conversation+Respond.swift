@@ -49,12 +49,10 @@ extension Conversation {
     }
 
     /// One turn, start to end: generation rounds on the model's sequences, tool calls between them.
-    private func serveTurn(_ prompt: String, attachments: [MediaAttachment], request requested: TurnRequest, flag: CancellationFlag,
+    private func serveTurn(_ prompt: String, attachments: [MediaAttachment], request: TurnRequest, flag: CancellationFlag,
                            emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> ModelResponse<String> {
         await turnLock.lock()
         defer { turnLock.unlock() }
-        var request = requested
-        request.options.sampling = request.options.sampling.filling(from: model.file.recommendedSampling)
         try request.validate()
         let loop = TurnLoop(request: request, toolBox: toolBox, flag: flag, emit: emit)
         if !attachments.isEmpty && model.projector == nil { throw LocalModel.Error.noProjector(path: model.url.path) }

@@ -1,5 +1,6 @@
-/// Everything one conversation turn was asked for: the request's options (sampling filled
-/// from the model's recommendations), the output format, thinking and the tool policy.
+/// Everything one conversation turn was asked for: the request's options (the engine fills
+/// sampling left nil from the model's recommendations), the output format, thinking and the
+/// tool policy.
 struct TurnRequest: Sendable {
     var options: CompletionOptions
     var format: OutputFormat

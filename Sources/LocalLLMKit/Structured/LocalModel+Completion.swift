@@ -68,8 +68,6 @@ extension LocalModel {
     private func serve(_ input: PromptInput, format: OutputFormat, options: CompletionOptions, reusesCache: Bool,
                        flag: CancellationFlag, emit: @escaping @Sendable (String) -> Void,
                        observe: (@Sendable (TokenLogProbability) -> Void)? = nil) async throws -> ModelResponse<String> {
-        var options = options
-        options.sampling = options.sampling.filling(from: file.recommendedSampling)
         try options.validate()
         let constraint = try await format.preparedConstraint(for: handle)
         let plan = GenerationPlan(promptTokens: try promptTokens(for: input), options: options,

@@ -398,10 +398,16 @@ public actor LocalModel {
 
     /// Runs `request` to its end alongside the model's other requests. It counts in
     /// ``generationsInFlight`` from before it reaches the model's thread.
+    ///
+    /// Sampling fields the request leaves `nil` take the model's recommended values
+    /// (``GGUFFile/recommendedSampling``) here, the one place every chat round and completion
+    /// passes, and the scheduler then validates the filled values.
     /// - Throws: the request's validation errors, ``LocalModel/Error/busy(queuedRequests:)``,
     ///   or the decode or sampling error that ended it.
     package nonisolated func generate(_ request: GenerationRequest) async throws -> GenerationOutcome {
-        try await countingGeneration { try await self.submit(request) }
+        var request = request
+        request.plan.options.sampling = request.plan.options.sampling.filling(from: file.recommendedSampling)
+        return try await countingGeneration { [request] in try await self.submit(request) }
     }
 
     /// Runs `body`, a generation request, counted in ``generationsInFlight``.

@@ -98,6 +98,26 @@ struct GenerationTests {
         let overridden = try await model.complete(Self.prompt, options: .init(maximumResponseTokens: 24, sampling: .init(temperature: 1.5, seed: 11)))
         #expect(byDefault.tokens == reference.tokens)
         #expect(overridden.tokens != reference.tokens)
+        // The engine fills them for every entry point: a chat round too.
+        let messages: [ChatMessage] = [.user("Name three colours.")]
+        let fresh = Conversation.Configuration(reusesPromptCache: false)    // each prompt evaluated whole, alike
+        let greedyChat = try await Conversation(model: model, configuration: fresh).reply(to: messages, options: .greedy(maximumResponseTokens: 16))
+        let defaultChat = try await Conversation(model: model, configuration: fresh).reply(to: messages, options: .init(maximumResponseTokens: 16))
+        #expect(defaultChat.text == greedyChat.text)
+    }
+
+    @Test("a recommendation no sampler can take is an invalid option, not a crash")
+    func hostileSamplingDefaults() async throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.file("negative-temperature.gguf")
+        try GGUFRewriter.copy(TestModel.url(), to: copy, settingFloat: "general.sampling.top_p", to: -3)
+        let model = try await LocalModel.load(from: copy, configuration: .init(contextLength: 512))
+        await #expect(throws: LocalModel.Error.self) {
+            _ = try await model.complete(Self.prompt, options: .init(maximumResponseTokens: 4))
+        }
+        // A request that sets the field itself is not held to the file's value.
+        let answer = try await model.complete(Self.prompt, options: .init(maximumResponseTokens: 4, sampling: .init(topP: 0.9, seed: 1)))
+        #expect(!answer.tokens.isEmpty)
     }
 
     @Test("a prompt longer than the batch size is evaluated in chunks, with the same result")
