@@ -8,17 +8,34 @@ struct CommandSpec {
     let usage: String
     /// The full help text.
     let help: String
+    /// The options declared as ``Flag``s (with their help, aliases and library options).
+    var flags: [Flag]
     /// Options that take a value (`--model PATH`), by their canonical names.
-    var valueOptions: Set<String> = []
+    var valueOptions: Set<String>
     /// Options that take no value (`--json`).
-    var flagOptions: Set<String> = []
+    var flagOptions: Set<String>
     /// Value options that may repeat (`--stop A --stop B`).
-    var repeatableOptions: Set<String> = []
+    var repeatableOptions: Set<String>
     /// This command's own short or alternative spellings, mapped to the canonical option name;
     /// they win over the shared ``FlagAliases/table``.
-    var aliases: [String: String] = [:]
+    var aliases: [String: String]
     /// The most positional arguments allowed.
-    var maximumPositionals = 0
+    var maximumPositionals: Int
+
+    /// A command that accepts `flags` and the options named besides them.
+    init(name: String, usage: String, help: String, flags: [Flag] = [], valueOptions: Set<String> = [],
+         flagOptions: Set<String> = [], repeatableOptions: Set<String> = [], aliases: [String: String] = [:],
+         maximumPositionals: Int = 0) {
+        self.name = name
+        self.usage = usage
+        self.help = help
+        self.flags = flags
+        self.valueOptions = valueOptions.union(flags.valueOptions)
+        self.flagOptions = flagOptions.union(flags.flagOptions)
+        self.repeatableOptions = repeatableOptions.union(flags.repeatableOptions)
+        self.aliases = aliases
+        self.maximumPositionals = maximumPositionals
+    }
 }
 
 /// A usage error: the command line itself is wrong.
@@ -30,7 +47,7 @@ struct UsageError: Error {
 struct ParsedArguments {
     /// Value options that take two arguments, as llama.cpp's do (`--control-vector-layer-range
     /// 2 20`); their value is the two joined by a comma (also accepted as `--name=2,20`).
-    static let pairOptions: Set<String> = ["--control-vector-layer-range"]
+    static let pairOptions: Set<String> = [ModelOptions.controlVectorLayerRange.name]
 
     private(set) var values: [String: [String]] = [:]
     private(set) var flags: Set<String> = []

@@ -59,6 +59,7 @@ enum BenchCommand {
                                   --tasks K[,K…] picks kinds (editing, extraction, quoting, generation) or names
         \(SpeculationFlags.help)
           -v, --verbose           show llama.cpp's log on stderr
+        \(Flag.help(ModelOptions.placement + ModelOptions.weights))
           -h, --help              show this help
 
         On a terminal, stderr shows which test runs (as llama-bench --progress does); a pipe gets the
@@ -66,13 +67,10 @@ enum BenchCommand {
         Here -p, -n and -r keep llama-bench's meanings (not run's --prompt, --max-tokens, --stop);
         --ctx-size, --n-gpu-layers and --n-predict (= --max-tokens) are accepted as in llama.cpp.
         """,
-        valueOptions: ModelOptions.valueOptions.union(["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens",
-                                                       "--schema", "--chat-template", "--parallel", "--duration", "--tasks"])
-            .union(SpeculationFlags.valueOptions),
-        flagOptions: ModelOptions.flagOptions.union(["--json", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative",
-                                                    "--kv-unified", "--no-kv-unified"])
-            .union(SpeculationFlags.flagOptions),
-        repeatableOptions: ModelOptions.repeatableOptions,
+        flags: ModelOptions.withoutFitting + SpeculationFlags.all + ModelOptions.cacheLayout,
+        valueOptions: ["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens", "--schema", "--chat-template",
+                       "--parallel", "--duration", "--tasks"],
+        flagOptions: ["--json", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative"],
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).
         aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]

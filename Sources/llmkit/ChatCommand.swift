@@ -27,23 +27,27 @@ enum ChatCommand {
         \(GenerationFlags.headedHelp)
 
         output:
-              --json               one line of JSON per turn on stdout instead of the answer:
-                                   {"prompt", "stop_reason", "stop_sequence", "text", "thinking",
-                                   "tool_calls", "turn"}; every line has every key, null when a
-                                   value is absent, and tool_calls is a list of {"arguments",
-                                   "error", "id", "name", "output"} ([] when none)
-              --stats              one JSON line per turn on stderr: {"turn", "prompt_tokens",
-                                   "evaluated_tokens", "generated_tokens", "drafted_tokens", "time_to_first_token_ms", …}
+        \(Flag.help(output))
 
         \(commandHelp)
         """,
-        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions)
-            .union(MediaFlags.valueOptions),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions)
-            .union(MediaFlags.flagOptions).union(["--stats", "--json", "--fit"]),
-        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]).union(ModelOptions.repeatableOptions),
-        aliases: ModelOptions.aliases.merging(GenerationFlags.aliases) { $1 }
+        flags: ModelOptions.all + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output
     )
+
+    /// What is printed besides the answers.
+    static let output: [Flag] = [
+        Flag("--json", help: """
+            one line of JSON per turn on stdout instead of the answer:
+            {"prompt", "stop_reason", "stop_sequence", "text", "thinking",
+            "tool_calls", "turn"}; every line has every key, null when a
+            value is absent, and tool_calls is a list of {"arguments",
+            "error", "id", "name", "output"} ([] when none)
+            """),
+        Flag("--stats", help: """
+            one JSON line per turn on stderr: {"turn", "prompt_tokens",
+            "evaluated_tokens", "generated_tokens", "drafted_tokens", "time_to_first_token_ms", …}
+            """),
+    ]
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let request = try GenerationFlags.request(arguments)

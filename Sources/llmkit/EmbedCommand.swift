@@ -23,11 +23,12 @@ enum EmbedCommand {
           -c, --context N      longest text in tokens (default: the model's training length, at most 4096)
           -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists)
           -v, --verbose        show llama.cpp's log on stderr
+        \(Flag.help(ModelOptions.placement + ModelOptions.weights))
           -h, --help           show this help
         """,
-        valueOptions: ModelOptions.valueOptions.union(["--pooling"]),
-        flagOptions: ModelOptions.flagOptions.union(["--no-normalize", "--truncate", "--json", "--stats"]),
-        repeatableOptions: ModelOptions.repeatableOptions,
+        flags: ModelOptions.withoutFitting,
+        valueOptions: ["--pooling"],
+        flagOptions: ["--no-normalize", "--truncate", "--json", "--stats"],
         maximumPositionals: 1_000_000
     )
 

@@ -3,17 +3,12 @@ import LocalLLMKit
 /// How the CLI words the library's errors: in terms of its own flags, not Swift properties.
 enum ErrorWording {
     /// The flag that sets each library option, by its canonical name (aliases such as `--temp`
-    /// or `-n` become these). Options without a flag (`batchSize`, `microBatchSize`,
-    /// `sampling.penaltyWindow`, `sampling.logitBias`) keep their Swift names.
-    static let flags = [
-        "maximumResponseTokens": "--max-tokens", "sampling.temperature": "--temperature", "sampling.topK": "--top-k",
-        "sampling.topP": "--top-p", "sampling.minP": "--min-p", "sampling.repetitionPenalty": "--repeat-penalty",
-        "sampling.presencePenalty": "--presence-penalty", "sampling.frequencyPenalty": "--frequency-penalty",
-        "sampling.seed": "--seed", "stopSequences": "--stop",
-        "thinking.budget": "--thinking-budget", "toolPolicy.maximumRounds": "--max-tool-rounds",
-        "contextLength": "--context", "threads": "--threads", "gpuLayers": "--gpu-layers",
-        "chatTemplate": "--chat-template", "repetitions": "--repetitions", "test": "--n-prompt/--n-gen",
-    ]
+    /// or `-n` become these): each declared ``Flag``'s option, and bench's. Options without a
+    /// flag (`batchSize`, `microBatchSize`, `sampling.penaltyWindow`, `sampling.logitBias`) keep
+    /// their Swift names.
+    static let flags: [String: String] = Dictionary(
+        FlagAliases.declared.compactMap { flag in flag.option.map { ($0, flag.name) } } + [("repetitions", "--repetitions"), ("test", "--n-prompt/--n-gen")],
+        uniquingKeysWith: { first, _ in first })
 
     /// Whether `error` is one of the library's typed errors (as opposed to a usage or I/O error).
     static func isLibraryError(_ error: any Error) -> Bool {

@@ -14,23 +14,24 @@ enum FitCommand {
         does not fit even at the smallest context. `run`, `chat` and `serve` take --fit to load
         with the plan.
 
-          MODEL              a GGUF file, or a library id or name (default: $LLMKIT_MODEL, else the bootstrap's model)
+          MODEL              a GGUF file, or a library id or name (default: $LLMKIT_MODEL, else the bootstrap's model);
+                             also -m, --model MODEL
           -c, --context N    context length per sequence (default: the longest that fits)
           -ngl, --gpu-layers N  layers on the GPU (default: the most that fit)
           -np, --parallel N  sequences the context holds (default 1)
-          -kvu, --kv-unified one pool of KV cells for all sequences (-no-kvu: cells per sequence)
+          -kvu, --kv-unified one pool of KV cells for all sequences (-no-kvu, --no-kv-unified: cells per sequence)
           --margin SIZE      what each device keeps free (default 1G; sizes take K, M, G, T)
           --min-context N    the shortest context per sequence to fit (default 4096)
           --memory SIZE      plan as if each device had at most SIZE free (for a smaller machine)
           --json             print the plan as one JSON object
           -t, --threads N    CPU threads
-        \(ModelOptions.cacheHelp)
+        \(Flag.help(ModelOptions.cache))
           -v, --verbose      show llama.cpp's log on stderr
           -h, --help         show this help
         """,
-        valueOptions: ["--model", "--context", "--gpu-layers", "--parallel", "--margin", "--min-context", "--memory", "--threads",
-                       "--cache-type-k", "--cache-type-v", "--flash-attn"],
-        flagOptions: ["--json", "--kv-unified", "--no-kv-unified", "--verbose"],
+        flags: ModelOptions.cache + ModelOptions.cacheLayout + [ModelOptions.verbose],
+        valueOptions: ["--model", "--context", "--gpu-layers", "--parallel", "--margin", "--min-context", "--memory", "--threads"],
+        flagOptions: ["--json"],
         aliases: ["-np": "--parallel"],
         maximumPositionals: 1
     )

@@ -6,25 +6,17 @@
 /// own ``CommandSpec/aliases`` win over this table; that is how `bench` keeps llama-bench's
 /// meanings (`-p` prompt sizes, `-n` generation lengths, `-r` repetitions).
 enum FlagAliases {
-    /// Alias → canonical option.
-    static let table: [String: String] = [
-        // the model and its context
-        "-m": "--model", "-t": "--threads", "-c": "--context", "--ctx-size": "--context",
-        "-ngl": "--gpu-layers", "--n-gpu-layers": "--gpu-layers", "-v": "--verbose",
-        "-kvu": "--kv-unified", "-no-kvu": "--no-kv-unified", "-ts": "--tensor-split",
-        "-ctk": "--cache-type-k", "-ctv": "--cache-type-v", "-fa": "--flash-attn",
-        // speculative decoding
-        "-md": "--draft-model", "--model-draft": "--draft-model", "--spec-draft-n-max": "--draft-max",
-        // the prompt (run)
-        "-p": "--prompt", "-f": "--prompt-file", "--file": "--prompt-file",
-        // sampling and stopping
-        "-n": "--max-tokens", "--n-predict": "--max-tokens", "--temp": "--temperature", "-s": "--seed",
-        "-r": "--stop", "--reverse-prompt": "--stop",
-        // chat
-        "-sys": "--system", "--system-prompt": "--system", "--chat-template-file": "--chat-template",
-        // structured output
-        "-j": "--json-schema", "-jf": "--schema", "--json-schema-file": "--schema", "--grammar-file": "--grammar",
-    ]
+    /// Every flag declared as a ``Flag``: the groups that several commands share, and the flags of
+    /// `run` and `chat` of their own.
+    static var declared: [Flag] {
+        ModelOptions.all + ModelOptions.cacheLayout + GenerationFlags.all + SpeculationFlags.all + MediaFlags.all
+            + RunCommand.prompt + RunCommand.output + ChatCommand.output
+    }
+
+    /// Alias → canonical option, from the declarations (the first declaration of a name wins:
+    /// `run` and `chat` both declare `--json`, neither with an alias).
+    static let table: [String: String] = Dictionary(declared.flatMap { flag in flag.aliases.map { ($0, flag.name) } },
+                                                    uniquingKeysWith: { first, _ in first })
 
     /// The aliases that apply to `spec`: its own, then those of the table whose canonical
     /// option it has.

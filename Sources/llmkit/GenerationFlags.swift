@@ -4,92 +4,95 @@ import LocalLLMKitTools
 
 /// The generation flags shared by `run` and `chat`: sampling, then chat-only flags.
 enum GenerationFlags {
-    static let samplingValueOptions: Set<String> = [
-        "--max-tokens", "--temperature", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
-        "--presence-penalty", "--frequency-penalty", "--seed", "--stop", "--schema", "--json-schema", "--grammar",
+    /// The everyday flags, shown first: the answer's length, the temperature, the system message.
+    static let everyday: [Flag] = [
+        Flag("--max-tokens", "-n", "--n-predict", value: "N", option: "maximumResponseTokens", help: """
+            most tokens to generate (default: 1024, or until the context is full when
+            --context is smaller; -1: until the context is full)
+            """),
+        Flag("--temperature", "--temp", value: "T", option: "sampling.temperature",
+             help: "sampling temperature; 0 = greedy (default: the model's, else 0.8)"),
+        Flag("--system", "-sys", "--system-prompt", value: "TEXT", help: "system message (instructions)"),
     ]
-    /// Flags that only make sense with a chat template.
-    static let chatValueOptions: Set<String> = [
-        "--system", "--chat-template", "--thinking-budget", "--thinking-message", "--tools", "--tool-choice", "--max-tool-rounds",
+
+    /// The other sampling flags, with their llama.cpp spellings.
+    static let sampling: [Flag] = [
+        Flag("--top-k", value: "K", option: "sampling.topK", help: "top-k sampling; 0 = off (default: 40)"),
+        Flag("--top-p", value: "P", option: "sampling.topP", help: "top-p (nucleus) sampling; 1 = off (default: 0.95)"),
+        Flag("--min-p", value: "P", option: "sampling.minP", help: "min-p sampling; 0 = off (default: 0.05)"),
+        Flag("--typical-p", "--typical", value: "P", option: "sampling.typicalP",
+             help: "locally typical sampling; 1 = off (default)"),
+        Flag("--repeat-penalty", value: "R", option: "sampling.repetitionPenalty", help: "repetition penalty; 1 = off"),
+        Flag("--presence-penalty", value: "R", option: "sampling.presencePenalty", help: "presence penalty; 0 = off"),
+        Flag("--frequency-penalty", value: "R", option: "sampling.frequencyPenalty", help: "frequency penalty; 0 = off"),
+        Flag("--seed", "-s", value: "S", option: "sampling.seed", help: "random seed, for reproducible sampling"),
+        Flag("--stop", "-r", "--reverse-prompt", value: "TEXT", repeatable: true, option: "stopSequences",
+             help: #"stop before TEXT (repeatable); \n \t \r \\ \" \uXXXX are decoded"#),
     ]
-    static let chatFlagOptions: Set<String> = ["--thinking", "--show-thinking", "--allow-local-network"]
 
-    static var valueOptions: Set<String> { samplingValueOptions.union(chatValueOptions) }
-    static var flagOptions: Set<String> { chatFlagOptions.union(["--balanced-json"]) }
-    /// Spellings of these flags that only some commands have: none; the shared ones (`-n`,
-    /// `--temp`, `-r`, `-sys`, `-j`…) are in ``FlagAliases/table``.
-    static let aliases: [String: String] = [:]
+    /// The structured-output flags.
+    static let structured: [Flag] = [
+        Flag("--schema", "-jf", "--json-schema-file", value: "FILE.json",
+             help: "answer with JSON that follows this JSON Schema (enforced by a grammar)"),
+        Flag("--json-schema", "-j", value: "TEXT", help: "the same with the schema given inline"),
+        Flag("--grammar", "--grammar-file", value: "FILE.gbnf",
+             help: "answer with text that follows this GBNF grammar (root rule: root)"),
+        Flag("--balanced-json", help: "stop at the end of the first complete JSON object or array"),
+    ]
 
-    /// The help text of the everyday flags, shown first: the answer's length, the temperature,
-    /// the system message.
-    static let everydayHelp = """
-      -n, --max-tokens N       most tokens to generate (default: 1024, or until the context is full when
-                               --context is smaller; -1: until the context is full);
-                               also --n-predict
-          --temperature T      sampling temperature; 0 = greedy (default: the model's, else 0.8); also --temp
-      -sys, --system TEXT      system message (instructions); also --system-prompt
-    """
+    /// The chat-only flags but `--system` (in ``everyday``).
+    static let chat: [Flag] = [
+        Flag("--chat-template", "--chat-template-file", value: "T", option: "chatTemplate", help: """
+            Jinja template file, installed template name (e.g. Qwen-Qwen3-0.6B) or
+            llama.cpp built-in name (e.g. chatml) instead of the model's;
+            `--chat-template list` prints the names
+            """),
+        Flag("--thinking", help: "let the model think first (templates with enable_thinking)"),
+        Flag("--thinking-budget", value: "N", option: "thinking.budget",
+             help: "most thinking tokens before the end of thinking is forced; 0 = none"),
+        Flag("--thinking-message", value: "T", help: "text inserted when the thinking budget runs out"),
+        Flag("--show-thinking", help: "print the thinking to stderr"),
+        Flag("--tools", value: "LIST", help: """
+            tools the model may call: calculate, convert_units, load_webpage (comma-separated);
+            the calls and their results go to stderr (or into --json), the answer to stdout
+            """),
+        Flag("--tool-choice", value: "C",
+             help: "auto (default), none, required, or a tool's name (the first round must call it)"),
+        Flag("--max-tool-rounds", value: "N", option: "toolPolicy.maximumRounds",
+             help: "most rounds of tool calls per answer (default: 4)"),
+        Flag("--allow-local-network", help: "let load_webpage reach loopback and private addresses"),
+    ]
 
-    /// The help text of the other sampling flags, with their llama.cpp spellings.
-    static let samplingHelp = """
-          --top-k K            top-k sampling; 0 = off (default: 40)
-          --top-p P            top-p (nucleus) sampling; 1 = off (default: 0.95)
-          --min-p P            min-p sampling; 0 = off (default: 0.05)
-          --repeat-penalty R   repetition penalty; 1 = off
-          --presence-penalty R presence penalty; 0 = off
-          --frequency-penalty R frequency penalty; 0 = off
-      -s, --seed S             random seed, for reproducible sampling
-      -r, --stop TEXT          stop before TEXT (repeatable); \\n \\t \\r \\\\ \\" \\uXXXX are decoded;
-                               also --reverse-prompt
-    """
+    /// Every generation flag of `run` and `chat`.
+    static var all: [Flag] { everyday + sampling + structured + chat }
 
-    /// The help text of the structured-output flags.
-    static let structuredHelp = """
-          --schema FILE.json   answer with JSON that follows this JSON Schema (enforced by a grammar);
-                               also -jf, --json-schema-file
-      -j, --json-schema TEXT   the same with the schema given inline
-          --grammar FILE.gbnf  answer with text that follows this GBNF grammar (root rule: root);
-                               also --grammar-file
-          --balanced-json      stop at the end of the first complete JSON object or array
-    """
+    /// The flags that only make sense with a chat template.
+    static var chatOnly: [Flag] { chat + everyday.filter { $0.name == "--system" } }
 
-    /// The help text of the chat-only flags but `--system` (in ``everydayHelp``).
-    static let chatHelp = """
-          --chat-template T    Jinja template file, installed template name (e.g. Qwen-Qwen3-0.6B) or
-                               llama.cpp built-in name (e.g. chatml) instead of the model's;
-                               `--chat-template list` prints the names; also --chat-template-file
-          --thinking           let the model think first (templates with enable_thinking)
-          --thinking-budget N  most thinking tokens before the end of thinking is forced; 0 = none
-          --thinking-message T text inserted when the thinking budget runs out
-          --show-thinking      print the thinking to stderr
-          --tools LIST         tools the model may call: calculate, convert_units, load_webpage (comma-separated);
-                               the calls and their results go to stderr (or into --json), the answer to stdout
-          --tool-choice C      auto (default), none, required, or a tool's name (the first round must call it)
-          --max-tool-rounds N  most rounds of tool calls per answer (default: 4)
-          --allow-local-network  let load_webpage reach loopback and private addresses
-    """
+    /// The help text of the everyday flags.
+    static var everydayHelp: String { Flag.help(everyday) }
 
     /// The flags under headings that `run` and `chat` show after their everyday ones.
-    static let headedHelp = """
+    static var headedHelp: String { """
     sampling:
-    \(samplingHelp)
+    \(Flag.help(sampling))
 
     chat template, thinking and tools:
-    \(chatHelp)
+    \(Flag.help(chat))
 
     structured output:
-    \(structuredHelp)
+    \(Flag.help(structured))
 
     loading the model:
-    \(ModelOptions.loadingHelp)
+    \(Flag.help(ModelOptions.loading + ModelOptions.weights))
 
     speculative decoding:
-    \(SpeculationFlags.help)
-    """
+    \(Flag.help(SpeculationFlags.all))
+    """ }
 
     /// The first chat-only flag present, for the usage error of `run --raw`.
     static func chatOnlyFlag(in arguments: ParsedArguments) -> String? {
-        chatValueOptions.union(chatFlagOptions).sorted().first { arguments.value($0) != nil || arguments.has($0) }
+        chatOnly.map(\.name).sorted().first { arguments.value($0) != nil || arguments.has($0) }
     }
 
     /// What the flags ask of one answer: the options, the output format, thinking and tools.
@@ -107,6 +110,7 @@ enum GenerationFlags {
         sampling.topK = try arguments.integer("--top-k", in: 0...Int.max)
         sampling.topP = try arguments.number("--top-p")
         sampling.minP = try arguments.number("--min-p")
+        sampling.typicalP = try arguments.number("--typical-p")
         sampling.repetitionPenalty = try arguments.number("--repeat-penalty")
         sampling.presencePenalty = try arguments.number("--presence-penalty")
         sampling.frequencyPenalty = try arguments.number("--frequency-penalty")

@@ -12,7 +12,7 @@ enum InfoCommand {
         what it changes, and with -m MODEL whether it fits that model (exit status 1 when not).
 
           PATH       a GGUF file, or a library id or name (default: $LLMKIT_MODEL, else the bootstrap's model)
-          -m MODEL   with an adapter or control vector as PATH: the model to check it against
+          -m, --model MODEL  with an adapter or control vector as PATH: the model to check it against
           --json     print one JSON object
           --all      list every metadata key (long arrays are summarized)
           --mmproj FILE  the projector to describe (default: an mmproj*.gguf beside the model);

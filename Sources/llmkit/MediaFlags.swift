@@ -3,20 +3,19 @@ import LocalLLMKit
 
 /// The image flags of `run` and `chat`: what to attach, and the projector that reads it.
 enum MediaFlags {
-    /// The value options it adds.
-    static let valueOptions: Set<String> = ["--image", "--mmproj"]
-    /// The flags it adds.
-    static let flagOptions: Set<String> = ["--no-mmproj"]
-    /// `--image` may repeat.
-    static let repeatableOptions: Set<String> = ["--image"]
+    /// The flags.
+    static let all: [Flag] = [
+        Flag("--image", value: "FILE", repeatable: true, help: """
+            attach an image (PNG, JPEG, BMP or GIF; or a WAV, MP3 or FLAC clip for
+            a projector that takes sound) to the prompt; repeatable; the model
+            needs a projector
+            """),
+        Flag("--mmproj", value: "FILE", help: "the projector (an mmproj GGUF); default: an mmproj*.gguf beside the model"),
+        Flag("--no-mmproj", help: "load no projector"),
+    ]
+
     /// The help text.
-    static let help = """
-      --image FILE             attach an image (PNG, JPEG, BMP or GIF; or a WAV, MP3 or FLAC clip for
-                               a projector that takes sound) to the prompt; repeatable; the model
-                               needs a projector
-      --mmproj FILE            the projector (an mmproj GGUF); default: an mmproj*.gguf beside the model
-      --no-mmproj              load no projector
-    """
+    static var help: String { Flag.help(all) }
 
     /// Applies `--mmproj` and `--no-mmproj` to `configuration`.
     static func configure(_ configuration: inout LocalModel.Configuration, _ arguments: ParsedArguments) throws {

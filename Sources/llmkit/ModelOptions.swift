@@ -3,51 +3,100 @@ import LocalLLMKit
 
 /// The model flags shared by every subcommand that loads a model.
 enum ModelOptions {
-    /// The value options it adds to a command.
-    static let valueOptions: Set<String> = ["--model", "--threads", "--context", "--gpu-layers", "--rpc", "--tensor-split",
-                                            "--cache-type-k", "--cache-type-v", "--flash-attn", "--lora", "--lora-scaled",
-                                            "--control-vector", "--control-vector-scaled", "--control-vector-layer-range"]
-    /// The value options it adds that may repeat (`--lora A --lora B`, as llama.cpp takes them).
-    static let repeatableOptions: Set<String> = ["--lora", "--lora-scaled", "--control-vector", "--control-vector-scaled"]
-    /// Spellings that only some commands have: none; the short ones (`-m`, `-t`, `-c`, `-ngl`)
-    /// and llama.cpp's (`--ctx-size`, `--n-gpu-layers`) are in ``FlagAliases/table``.
-    static let aliases: [String: String] = [:]
-    /// The flags it adds to a command.
-    static let flagOptions: Set<String> = ["--verbose"]
-    /// The help text of `--model`, shown first.
-    static let modelHelp = """
-      -m, --model MODEL        a GGUF path (with / or ending in .gguf), else, in this order: a library
-                               id (`llmkit list`) or default, a name given with --name, a catalog id, a
-                               name from a file or a cache; default: $LLMKIT_MODEL, else the bootstrap's
-                               model
-    """
-    /// The help text of the other model flags: how it is loaded.
-    static let loadingHelp = """
-      -t, --threads N      CPU threads (default: active cores)
-      -c, --context N      context length in tokens (default: training length, at most 4096); also --ctx-size
-      -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only);
-                           also --n-gpu-layers
-      --rpc HOST:PORT,…    put offloaded layers on these llama.cpp RPC servers too (`llmkit rpc-server`;
-                           no authentication or encryption: trusted networks only)
-      -ts, --tensor-split A,B,…  each device's share of the offloaded layers: the RPC servers' devices,
-                           then the GPUs (default: by free memory)
-      --fit                fit the context length and GPU layers not given to the memory free on this
-                           machine (llama.cpp's fitting; `llmkit fit` shows the plan)
-    \(cacheHelp)
-      -v, --verbose        show llama.cpp's log on stderr
-    """
-    /// The help text of the KV cache flags (`serve` lists them too).
-    static let cacheHelp = """
-      -ctk, --cache-type-k T  the KV cache's number format for keys: f16 (default), q8_0 (about half
-                           the memory), q4_0, q4_1, iq4_nl, q5_0, q5_1, bf16, f32; also --cache-type-v
-                           (-ctv) for values, where a quantized type needs flash attention
-      -fa, --flash-attn on|off|auto  fused attention (default auto: where the devices support it)
-      --lora FILE[:SCALE],…  LoRA adapters applied over the weights (llama.cpp's --lora), at SCALE
-                           (default 1; 0 leaves the model as is); also --lora-scaled FILE:SCALE,…; repeatable
-      --control-vector FILE[:SCALE],…  control vectors added to the hidden state, summed (llama.cpp's);
-                           also --control-vector-scaled FILE:SCALE,…; repeatable;
-                           --control-vector-layer-range START END: the layers they steer (default all)
-    """
+    /// `--model`, shown first.
+    static let model = Flag("--model", "-m", value: "MODEL", help: """
+        a GGUF path (with / or ending in .gguf), else, in this order: a library
+        id (`llmkit list`) or default, a name given with --name, a catalog id, a
+        name from a file or a cache; default: $LLMKIT_MODEL, else the bootstrap's
+        model
+        """)
+
+    /// Where offloaded layers go besides this machine's GPUs.
+    static let placement: [Flag] = [
+        Flag("--rpc", value: "HOST:PORT,…", help: """
+            put offloaded layers on these llama.cpp RPC servers too (`llmkit rpc-server`;
+            no authentication or encryption: trusted networks only)
+            """),
+        Flag("--tensor-split", "-ts", value: "A,B,…", help: """
+            each device's share of the offloaded layers: the RPC servers' devices,
+            then the GPUs (default: by free memory)
+            """),
+    ]
+
+    /// `--fit`: llama.cpp's memory fitting.
+    static let fit = Flag("--fit", help: """
+        fit the context length and GPU layers not given to the memory free on this
+        machine (llama.cpp's fitting; `llmkit fit` shows the plan)
+        """)
+
+    /// `--verbose`: llama.cpp's log.
+    static let verbose = Flag("--verbose", "-v", help: "show llama.cpp's log on stderr")
+
+    /// The threads, the context and the GPU layers.
+    static let basics: [Flag] = [
+        Flag("--threads", "-t", value: "N", option: "threads", help: "CPU threads (default: active cores)"),
+        Flag("--context", "-c", "--ctx-size", value: "N", option: "contextLength",
+             help: "context length in tokens (default: training length, at most 4096)"),
+        Flag("--gpu-layers", "-ngl", "--n-gpu-layers", value: "N", option: "gpuLayers",
+             help: "layers to offload to the GPU (default: all when a GPU backend exists; 0: CPU only)"),
+    ]
+
+    /// How the model is loaded: threads, context, devices, fitting, the log.
+    static var loading: [Flag] { basics + placement + [fit, verbose] }
+
+    /// The KV cache's number format and attention (`serve` and `fit` list them too).
+    static let cache: [Flag] = [
+        Flag("--cache-type-k", "-ctk", value: "T", help: """
+            the KV cache's number format for keys: f16 (default), q8_0 (about half
+            the memory), q4_0, q4_1, iq4_nl, q5_0, q5_1, bf16, f32
+            """),
+        Flag("--cache-type-v", "-ctv", value: "T",
+             help: "the same for values, where a quantized type needs flash attention"),
+        Flag("--flash-attn", "-fa", value: "on|off|auto", help: "fused attention (default auto: where the devices support it)"),
+    ]
+
+    /// `--control-vector-layer-range`, which takes two values (see ``ParsedArguments/pairOptions``).
+    static let controlVectorLayerRange = Flag("--control-vector-layer-range", value: "START END",
+                                              help: "the layers the control vectors steer (default all)")
+
+    /// What is applied over the weights: LoRA adapters and control vectors.
+    static let adapters: [Flag] = [
+        Flag("--lora", value: "FILE[:SCALE],…", repeatable: true, help: """
+            LoRA adapters applied over the weights (llama.cpp's --lora), at SCALE
+            (default 1; 0 leaves the model as is); repeatable
+            """),
+        Flag("--lora-scaled", value: "FILE:SCALE,…", repeatable: true, help: "the same with every scale given; repeatable"),
+        Flag("--control-vector", value: "FILE[:SCALE],…", repeatable: true,
+             help: "control vectors added to the hidden state, summed (llama.cpp's); repeatable"),
+        Flag("--control-vector-scaled", value: "FILE:SCALE,…", repeatable: true,
+             help: "the same with every scale given; repeatable"),
+        controlVectorLayerRange,
+    ]
+
+    /// The cache and adapter flags: how the weights are used.
+    static var weights: [Flag] { cache + adapters }
+
+    /// Every model flag of a command that loads one model for generation.
+    static var all: [Flag] { [model] + loading + weights }
+
+    /// The model flags of `embed`, `rerank` and `bench`, which describe `--model`, the threads,
+    /// the context and the GPU layers in their own words: every one but `--fit`.
+    static var withoutFitting: [Flag] { all.filter { $0.name != fit.name } }
+
+    /// One pool of KV cells for all sequences, or cells of each sequence's own (`bench --parallel`,
+    /// `serve`, `fit`).
+    static let cacheLayout: [Flag] = [
+        Flag("--kv-unified", "-kvu", help: "one pool of KV cells for all sequences (llama.cpp's -kvu)"),
+        Flag("--no-kv-unified", "-no-kvu", help: """
+            cells of each sequence's own (-no-kvu); default: cells per sequence
+            on the CPU, one pool with layers on a GPU
+            """),
+    ]
+
+    /// The help text of `--model`.
+    static var modelHelp: String { Flag.help([model]) }
+    /// The help text of the cache flags (`serve` and `fit` list them).
+    static var cacheHelp: String { Flag.help(weights) }
 
     /// The model file: `--model`, else `$LLMKIT_MODEL`, else the default model.
     static func modelURL(_ arguments: ParsedArguments) async throws -> URL {

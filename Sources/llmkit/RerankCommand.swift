@@ -20,11 +20,12 @@ enum RerankCommand {
                                training length, at most 4096)
           -ngl, --gpu-layers N layers to offload to the GPU (default: all when a GPU backend exists)
           -v, --verbose        show llama.cpp's log on stderr
+        \(Flag.help(ModelOptions.placement + ModelOptions.weights))
           -h, --help           show this help
         """,
-        valueOptions: ModelOptions.valueOptions.union(["--top"]),
-        flagOptions: ModelOptions.flagOptions.union(["--json"]),
-        repeatableOptions: ModelOptions.repeatableOptions,
+        flags: ModelOptions.withoutFitting,
+        valueOptions: ["--top"],
+        flagOptions: ["--json"],
         maximumPositionals: 1_000_000
     )
 

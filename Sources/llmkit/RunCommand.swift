@@ -13,20 +13,13 @@ enum RunCommand {
 
         \(ModelOptions.modelHelp)
           PROMPT                   the prompt; '-' (or nothing, with piped input) reads stdin
-          -p, --prompt TEXT        the prompt, instead of the PROMPT argument
-          -f, --prompt-file FILE   read the prompt from FILE ('-' reads stdin); also --file
+        \(Flag.help(prompt))
         \(MediaFlags.help)
         \(GenerationFlags.everydayHelp)
           -h, --help               show this help
 
         output:
-              --raw                feed PROMPT as plain text (no chat template); print only the generated text
-              --json               print one JSON object at the end instead of streaming; it always
-                                   has the same keys, null when empty; also --format json
-              --stream-json        stream one compact JSON object per line: {"type": "text"|"thinking"|
-                                   "snapshot"|"tool_call"|"tool_result", …}, then the --json report
-                                   with "type": "done"
-              --stats              print timing figures to stderr at the end
+        \(Flag.help(output))
 
         \(GenerationFlags.headedHelp)
 
@@ -38,13 +31,30 @@ enum RunCommand {
         Without --raw the prompt goes through the chat template: --chat-template, else the
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
-        valueOptions: ModelOptions.valueOptions.union(GenerationFlags.valueOptions).union(SpeculationFlags.valueOptions)
-            .union(MediaFlags.valueOptions).union(["--prompt", "--prompt-file"]),
-        flagOptions: ModelOptions.flagOptions.union(GenerationFlags.flagOptions).union(SpeculationFlags.flagOptions)
-            .union(MediaFlags.flagOptions).union(["--raw", "--json", "--stream-json", "--stats", "--fit"]),
-        repeatableOptions: MediaFlags.repeatableOptions.union(["--stop"]).union(ModelOptions.repeatableOptions),
+        flags: ModelOptions.all + prompt + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output,
         maximumPositionals: 2
     )
+
+    /// Where the prompt comes from, besides the PROMPT argument.
+    static let prompt: [Flag] = [
+        Flag("--prompt", "-p", value: "TEXT", help: "the prompt, instead of the PROMPT argument"),
+        Flag("--prompt-file", "-f", "--file", value: "FILE", help: "read the prompt from FILE ('-' reads stdin)"),
+    ]
+
+    /// What is printed, and how.
+    static let output: [Flag] = [
+        Flag("--raw", help: "feed PROMPT as plain text (no chat template); print only the generated text"),
+        Flag("--json", help: """
+            print one JSON object at the end instead of streaming; it always
+            has the same keys, null when empty; also --format json
+            """),
+        Flag("--stream-json", help: """
+            stream one compact JSON object per line: {"type": "text"|"thinking"|
+            "snapshot"|"tool_call"|"tool_result", …}, then the --json report
+            with "type": "done"
+            """),
+        Flag("--stats", help: "print timing figures to stderr at the end"),
+    ]
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         var arguments = arguments

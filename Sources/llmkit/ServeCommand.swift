@@ -78,14 +78,14 @@ enum ServeCommand {
         SIGTERM or Ctrl-C stops taking requests, lets those in flight finish (up to --drain),
         and exits 0.
         """,
-        valueOptions: SpeculationFlags.valueOptions.union(["--model", "--threads", "--context", "--gpu-layers", "--host", "--port", "--parallel", "--queue",
-                       "--api-key", "--api-key-file", "--cors", "--max-body", "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--rpc", "--tensor-split", "--mmproj",
-                       "--alias", "--chat-template", "--cache-type-k", "--cache-type-v", "--flash-attn", "--lora", "--lora-scaled",
-                       "--control-vector", "--control-vector-scaled", "--control-vector-layer-range"]),
-        flagOptions: SpeculationFlags.flagOptions.union(["--verbose", "--log-requests", "--kv-unified", "--no-kv-unified", "--fit",
-                                                          "--insecure-no-auth", "--no-mmproj", "--allow-image-urls",
-                                                          "--allow-local-network", "--no-library", "--no-library-changes"]),
-        repeatableOptions: ModelOptions.repeatableOptions.union(["--model", "--allowed-host"]),
+        flags: ModelOptions.basics + ModelOptions.placement + [ModelOptions.fit, ModelOptions.verbose] + ModelOptions.weights
+            + ModelOptions.cacheLayout + SpeculationFlags.all,
+        valueOptions: ["--model", "--host", "--port", "--parallel", "--queue", "--api-key", "--api-key-file", "--cors", "--max-body",
+                       "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--mmproj", "--alias",
+                       "--chat-template"],
+        flagOptions: ["--log-requests", "--insecure-no-auth", "--no-mmproj", "--allow-image-urls", "--allow-local-network",
+                      "--no-library", "--no-library-changes"],
+        repeatableOptions: ["--model", "--allowed-host"],
         aliases: ["-np": "--parallel"]
     )
 

@@ -3,27 +3,38 @@ import LocalLLMKit
 
 /// The speculative-decoding flags of `run`, `chat`, `bench` and `serve`.
 enum SpeculationFlags {
-    /// The value options it adds to a command.
-    static let valueOptions: Set<String> = ["--draft-model", "--draft-max"]
-    /// The flags it adds to a command.
-    static let flagOptions: Set<String> = ["--lookup", "--mtp", "--fixed-draft", "--inexact-greedy"]
+    /// The flags.
+    static let all: [Flag] = [
+        Flag("--draft-model", "-md", "--model-draft", value: "M", help: """
+            a smaller model with the same vocabulary drafts tokens that the model checks
+            in one step (speculative decoding: the model's own draws still decide every token);
+            a path or library name
+            """),
+        Flag("--lookup", help: """
+            draft from the prompt and the output so far instead (n-gram lookup; no
+            second model): for answers that repeat their input, such as edited code
+            """),
+        Flag("--mtp", help: """
+            draft with the model's own next-token-prediction layers (multi-token
+            prediction; models such as MiMo, GLM-4.5, DeepSeek-V3 carry them)
+            """),
+        Flag("--draft-max", "--spec-draft-n-max", value: "N", help: """
+            the most tokens drafted for one step (default: 3 with --draft-model or
+            --mtp, as llama.cpp; 16 with --lookup)
+            """),
+        Flag("--fixed-draft", help: """
+            check every drafted token, as llama.cpp does; by default a step checks as
+            much of a draft as pays for itself, measured as it generates
+            """),
+        Flag("--inexact-greedy", help: """
+            let a greedy request check drafts longer than the CPU computes exactly as one
+            token (as llama.cpp does): faster, but a near tie may then differ from plain
+            decoding; by default greedy answers are plain decoding's, token for token
+            """),
+    ]
+
     /// Their help text.
-    static let help = """
-      -md, --draft-model M a smaller model with the same vocabulary drafts tokens that the model checks
-                           in one step (speculative decoding: the model's own draws still decide every token);
-                           a path or library name
-      --lookup             draft from the prompt and the output so far instead (n-gram lookup; no
-                           second model): for answers that repeat their input, such as edited code
-      --mtp                draft with the model's own next-token-prediction layers (multi-token
-                           prediction; models such as MiMo, GLM-4.5, DeepSeek-V3 carry them)
-      --draft-max N        the most tokens drafted for one step (default: 3 with --draft-model or
-                           --mtp, as llama.cpp; 16 with --lookup)
-      --fixed-draft        check every drafted token, as llama.cpp does; by default a step checks as
-                           much of a draft as pays for itself, measured as it generates
-      --inexact-greedy     let a greedy request check drafts longer than the CPU computes exactly as one
-                           token (as llama.cpp does): faster, but a near tie may then differ from plain
-                           decoding; by default greedy answers are plain decoding's, token for token
-    """
+    static var help: String { Flag.help(all) }
 
     /// The speculation the flags ask for; ``LocalModel/Configuration/Speculation/none`` without them.
     /// - Throws: ``UsageError`` for more than one of `--lookup`, `--draft-model` and `--mtp`, or
