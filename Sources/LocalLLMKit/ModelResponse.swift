@@ -88,5 +88,7 @@ extension ModelResponse where Content == String {
     }
 }
 
-/// A stream of generated text chunks, with the final ``ModelResponse`` at the end.
-public typealias CompletionStream = GenerationStream<String, ModelResponse<String>>
+extension LocalModel {
+    /// A stream of generated text chunks, with the final ``ModelResponse`` at the end.
+    public typealias CompletionStream = GenerationStream<String, ModelResponse<String>>
+}

@@ -115,7 +115,7 @@ enum ServeCommand {
             throw UsageError(message: "--mmproj names the projector of one model; with several, put each model's mmproj*.gguf beside it")
         }
         if arguments.has("--allow-image-urls") {
-            let fetcher = MediaURLFetcher(allowsPrivateNetworks: arguments.has("--allow-local-network"))
+            let fetcher = WebPageTool.MediaFetcher(allowsPrivateNetworks: arguments.has("--allow-local-network"))
             server.mediaFetcher = ModelServer.MediaFetcher { url, limit in try await fetcher.fetch(url, maximumBytes: limit) }
         } else if arguments.has("--allow-local-network") {
             throw UsageError(message: "--allow-local-network applies to --allow-image-urls, which is not given")

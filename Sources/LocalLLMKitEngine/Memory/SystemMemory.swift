@@ -1,10 +1,10 @@
 import Foundation
 
 /// This machine's memory as the operating system reports it now.
-public enum SystemMemory {
+package enum SystemMemory {
     /// The memory available to a new allocation without swapping: `MemAvailable` from
     /// /proc/meminfo on Linux, else the physical memory.
-    public static var availableBytes: Int64 {
+    package static var availableBytes: Int64 {
         linuxAvailableBytes() ?? Int64(clamping: ProcessInfo.processInfo.physicalMemory)
     }
 
