@@ -11,7 +11,7 @@ public enum StopReason: String, Sendable, Equatable, Codable, CaseIterable {
     /// A conversation reached its maximum number of tool rounds while the model still
     /// wanted to call tools.
     case toolRounds = "tool_rounds"
-    /// The model called tools that the caller runs (`Conversation.streamReply(to:)`, which runs none):
+    /// The model called tools that the caller runs (`Conversation.streamResponse(to:)`, which runs none):
     /// the calls are in the response's `toolInvocations`, without outputs.
     case toolCalls = "tool_calls"
 }

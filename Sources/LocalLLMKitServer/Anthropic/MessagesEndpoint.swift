@@ -15,7 +15,7 @@ extension ModelServer {
         } catch {
             return fail(exchange, APIError(error), cors: cors)
         }
-        let stream = round.streamReply(to: request.messages, options: request.options, thinking: request.thinking,
+        let stream = round.streamResponse(to: request.messages, options: request.options, thinking: request.thinking,
                                        toolChoice: request.toolChoice)
         let id = MessagesJSON.id(prefix: "msg_")
         guard request.stream else {

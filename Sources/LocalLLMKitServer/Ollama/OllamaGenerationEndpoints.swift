@@ -22,7 +22,7 @@ extension ModelServer {
             stream = try await BlockingWorkPool.shared.run { [served, body] in
                 let tools = try ChatCompletionRequest.tools(body)
                 let round = try ChatRound(model: served.model, template: served.template, tools: tools)
-                return round.streamReply(
+                return round.streamResponse(
                     to: try OllamaRequest.messages(body), format: try OllamaRequest.format(body),
                     options: try OllamaRequest.options(body, vocabularySize: served.vocabularySize),
                     thinking: try OllamaRequest.thinking(body, templateThinks: served.template.supportsThinking),
@@ -121,7 +121,7 @@ extension ModelServer {
                 var messages = try body.string("system").map { [ChatMessage.system($0)] } ?? []
                 messages.append(ChatMessage(role: .user, content: prompt, attachments: try OllamaRequest.images(body["images"], param: "images")))
                 let round = try ChatRound(model: served.model, template: served.template, tools: [])
-                let reply = round.streamReply(to: messages, format: format, options: options,
+                let reply = round.streamResponse(to: messages, format: format, options: options,
                                               thinking: try OllamaRequest.thinking(body, templateThinks: served.template.supportsThinking),
                                               toolChoice: .none)
                 return ChoiceStreams.merge(count: 1) { _ in reply }

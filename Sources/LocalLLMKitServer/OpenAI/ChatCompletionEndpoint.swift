@@ -29,7 +29,7 @@ extension ModelServer {
         }
         let choices = request.parameters.choices
         let stream = ChoiceStreams.merge(count: choices) { index in
-            round.streamReply(to: request.messages, format: request.format,
+            round.streamResponse(to: request.messages, format: request.format,
                                              options: ChoiceStreams.options(request.parameters.options, choice: index),
                                              thinking: request.thinking, toolChoice: request.toolChoice)
         }

@@ -15,15 +15,15 @@ struct ChatRoundTests {
         // which can move a close greedy choice).
         let conversation = try Conversation(model: model, instructions: "Answer in one word.",
                                             configuration: .init(reusesPromptCache: false))
-        let expected = try await conversation.reply(to: messages, options: options)
+        let expected = try await conversation.respond(to: messages, options: options)
         let fresh = try ChatRound(model: model, template: conversation.template, tools: [], reusesPromptCache: false)
-        let answer = try await fresh.streamReply(to: messages, instructions: "Answer in one word.", options: options).result
+        let answer = try await fresh.streamResponse(to: messages, instructions: "Answer in one word.", options: options).result
         #expect(!expected.text.isEmpty)
         #expect(answer.text == expected.text)
         #expect(answer.statistics.generatedTokens == expected.statistics.generatedTokens)
         // A round is a value; the cache is the model's: the next round finds this prompt there.
         let round = try ChatRound(model: model, template: conversation.template, tools: [])
-        let again = try await round.streamReply(to: messages, instructions: "Answer in one word.", options: options).result
+        let again = try await round.streamResponse(to: messages, instructions: "Answer in one word.", options: options).result
         #expect(again.statistics.evaluatedPromptTokens < again.statistics.promptTokens)
         // The prompt is the one the template renders, with the instructions first.
         let prompt = try await round.replyPrompt(for: messages, instructions: "Answer in one word.")

@@ -101,8 +101,8 @@ struct GenerationTests {
         // The engine fills them for every entry point: a chat round too.
         let messages: [ChatMessage] = [.user("Name three colours.")]
         let fresh = Conversation.Configuration(reusesPromptCache: false)    // each prompt evaluated whole, alike
-        let greedyChat = try await Conversation(model: model, configuration: fresh).reply(to: messages, options: .greedy(maximumResponseTokens: 16))
-        let defaultChat = try await Conversation(model: model, configuration: fresh).reply(to: messages, options: .init(maximumResponseTokens: 16))
+        let greedyChat = try await Conversation(model: model, configuration: fresh).respond(to: messages, options: .greedy(maximumResponseTokens: 16))
+        let defaultChat = try await Conversation(model: model, configuration: fresh).respond(to: messages, options: .init(maximumResponseTokens: 16))
         #expect(defaultChat.text == greedyChat.text)
     }
 

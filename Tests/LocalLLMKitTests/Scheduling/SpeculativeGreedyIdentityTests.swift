@@ -64,11 +64,11 @@ struct SpeculativeGreedyIdentityTests {
         ]
         var drafted: [String: Int] = [:]
         for request in Self.checkedRequests {
-            let reference = try await Conversation(model: plain).reply(to: [.user(request)], options: Self.options)
+            let reference = try await Conversation(model: plain).respond(to: [.user(request)], options: Self.options)
             #expect(reference.statistics.draftedTokens == 0)
             let referenceTokens = try plain.tokenizer.tokenize(reference.rawText, addSpecial: false, parseSpecial: true)
             for (name, model) in modes {
-                let answer = try await Conversation(model: model).reply(to: [.user(request)], options: Self.options)
+                let answer = try await Conversation(model: model).respond(to: [.user(request)], options: Self.options)
                 let tokens = try model.tokenizer.tokenize(answer.rawText, addSpecial: false, parseSpecial: true)
                 #expect(Array(tokens.prefix(32)) == Array(referenceTokens.prefix(32)),
                         "\(name): the first 32 tokens differ for \(request.prefix(60).debugDescription)")

@@ -1,9 +1,9 @@
 extension ChatRound {
     /// Streams the model's next message after `messages`, a whole chat that the caller keeps (as
     /// an OpenAI-style client sends one), after `instructions` if any; a tool call is returned,
-    /// not run. This is ``Conversation/streamReply(to:format:options:thinking:toolChoice:)``
+    /// not run. This is ``Conversation/streamResponse(to:format:options:thinking:toolChoice:)``
     /// without a conversation: what a server runs per request.
-    package func streamReply(to messages: [ChatMessage], instructions: String? = nil, format: OutputFormat = .text,
+    package func streamResponse(to messages: [ChatMessage], instructions: String? = nil, format: OutputFormat = .text,
                              options: CompletionOptions = .init(), thinking: Conversation.Thinking = .disabled,
                              toolChoice: Conversation.ToolChoice = .auto) -> Conversation.ResponseStream {
         let flag = CancellationFlag()
@@ -39,7 +39,7 @@ extension ChatRound {
         return (response, outcome.cachedTokens)
     }
 
-    /// The prompt text that ``streamReply(to:instructions:format:options:thinking:toolChoice:)``
+    /// The prompt text that ``streamResponse(to:instructions:format:options:thinking:toolChoice:)``
     /// would evaluate for `messages`, as llama-server's `/apply-template` shows it. Older turns
     /// are dropped as a reply would drop them.
     package func replyPrompt(for messages: [ChatMessage], instructions: String? = nil, thinking: Conversation.Thinking = .disabled,

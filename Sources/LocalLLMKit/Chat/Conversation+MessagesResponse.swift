@@ -2,6 +2,10 @@ extension Conversation {
     /// Streams the model's next message after `messages`, a whole chat that the caller keeps
     /// (the way an OpenAI-style client sends one), without running tools.
     ///
+    /// This is ``streamResponse(to:attachments:format:options:thinking:toolPolicy:)`` for a chat
+    /// you keep yourself: given a `String`, a conversation keeps the transcript and runs tools;
+    /// given messages, it keeps nothing.
+    ///
     /// The messages follow the conversation's instructions, if it has any; its transcript is
     /// neither read nor changed. The conversation's tools are offered to the model, but a call is
     /// returned, not run: the response then stops with ``StopReason/toolCalls`` and lists the
@@ -12,7 +16,7 @@ extension Conversation {
     /// let weather = DynamicTool(name: "get_weather", description: "Current weather",
     ///                           parametersSchema: #"{"type":"object","properties":{"city":{"type":"string"}}}"#) { _ in "" }
     /// let chat = try Conversation(model: model, tools: [weather])
-    /// let reply = try await chat.reply(to: [.user("Weather in Paris?")])
+    /// let reply = try await chat.respond(to: [.user("Weather in Paris?")])
     /// for call in reply.toolInvocations { print(call.name, call.arguments) }
     /// ```
     /// - Parameters:
@@ -21,9 +25,9 @@ extension Conversation {
     ///   - options: length, stop sequences and sampling.
     ///   - thinking: whether the model thinks first, and for how long.
     ///   - toolChoice: which of the conversation's tools the model may call.
-    public nonisolated func streamReply(to messages: [ChatMessage], format: OutputFormat = .text,
-                                        options: CompletionOptions = .init(), thinking: Thinking = .disabled,
-                                        toolChoice: Conversation.ToolChoice = .auto) -> Conversation.ResponseStream {
+    public nonisolated func streamResponse(to messages: [ChatMessage], format: OutputFormat = .text,
+                                           options: CompletionOptions = .init(), thinking: Thinking = .disabled,
+                                           toolChoice: Conversation.ToolChoice = .auto) -> Conversation.ResponseStream {
         let flag = CancellationFlag()
         let request = TurnRequest(options: options, format: format, thinking: thinking,
                                   toolPolicy: ToolPolicy(choice: toolChoice, maximumRounds: 1))
@@ -32,13 +36,13 @@ extension Conversation {
         }
     }
 
-    /// The whole reply to `messages` (parameters as in ``streamReply(to:format:options:thinking:toolChoice:)``).
+    /// The whole reply to `messages` (parameters as in ``streamResponse(to:format:options:thinking:toolChoice:)``).
     /// - Throws: ``LocalModel/Error/promptTooLong(tokens:limit:)``, ``LocalModel/Error/invalidOption(name:reason:)``,
     ///   ``Conversation/Error/invalidToolChoice(reason:)``, ``ChatTemplate/Error/failed(reason:)`` or a format error.
-    public nonisolated func reply(to messages: [ChatMessage], format: OutputFormat = .text, options: CompletionOptions = .init(),
-                                  thinking: Thinking = .disabled,
-                                  toolChoice: Conversation.ToolChoice = .auto) async throws -> ModelResponse<String> {
-        try await streamReply(to: messages, format: format, options: options, thinking: thinking, toolChoice: toolChoice).result
+    public nonisolated func respond(to messages: [ChatMessage], format: OutputFormat = .text, options: CompletionOptions = .init(),
+                                    thinking: Thinking = .disabled,
+                                    toolChoice: Conversation.ToolChoice = .auto) async throws -> ModelResponse<String> {
+        try await streamResponse(to: messages, format: format, options: options, thinking: thinking, toolChoice: toolChoice).result
     }
 
     /// One generation round over the caller's messages, in the conversation's turn order.
