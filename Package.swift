@@ -114,11 +114,17 @@ let package = Package(
         ),
         // What the test targets share: the reference models' paths, GGUF writers and forgers, a
         // fault-injecting download server. Not a product: nothing outside this package sees it.
+        // It builds on the engine alone, so that the engine's tests do too.
         .target(
             name: "LocalLLMKitTestSupport",
-            dependencies: ["LocalLLMKit", "CLlama"],
+            dependencies: ["LocalLLMKitEngine", "CLlama"],
             path: "Tests/LocalLLMKitTestSupport",
             exclude: ["download_server.py"]
+        ),
+        // The engine's own tests: they build against the engine alone (check-engine-leaf checks).
+        .testTarget(
+            name: "LocalLLMKitEngineTests",
+            dependencies: ["LocalLLMKitEngine", "LocalLLMKitTestSupport"]
         ),
         .testTarget(
             name: "LocalLLMKitTests",

@@ -1,5 +1,5 @@
 import Foundation
-import LocalLLMKit
+import LocalLLMKitEngine
 
 /// A generator of GGUF files whose header passes ggml's reader (or, for the last
 /// few, fails it) but holds values that llama.cpp aborts on, or misbehaves with.

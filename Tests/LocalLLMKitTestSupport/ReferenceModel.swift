@@ -1,5 +1,5 @@
 import Foundation
-import LocalLLMKit
+import LocalLLMKitEngine
 
 /// The reference model of the tests: Gemma 3 270M, a base model that scripts/bootstrap installs as
 /// `models/gemma.gguf` beside the default chat model. Tests that compare against llama.cpp or

@@ -1,26 +1,6 @@
 import Foundation
 
 extension LocalModel {
-    /// Where the default model is looked for: `$LLMKIT_MODEL` when set, else
-    /// `default.gguf` in the bootstrap's cache (`$LLMKIT_CACHE`, else
-    /// `$XDG_CACHE_HOME/llmkit`, else `~/.cache/llmkit`), under `models/`.
-    public static func defaultModelCandidates(
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> [URL] {
-        if let explicit = environment["LLMKIT_MODEL"], !explicit.isEmpty {
-            return [URL(filePath: explicit)]
-        }
-        let cache: URL
-        if let root = environment["LLMKIT_CACHE"], !root.isEmpty {
-            cache = URL(filePath: root)
-        } else if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
-            cache = URL(filePath: xdg).appending(path: "llmkit")
-        } else {
-            cache = FileManager.default.homeDirectoryForCurrentUser.appending(path: ".cache/llmkit")
-        }
-        return [cache.appending(path: "models/default.gguf")]
-    }
-
     /// The default embedding model: the file that `$LLMKIT_EMBEDDING_MODEL` names, else
     /// `embedding.gguf` (all-MiniLM-L6-v2) beside the default model in the bootstrap's cache.
     /// - Throws: ``ModelLibrary/Error/noDefaultModel(searched:)`` when no such file exists.

@@ -1,5 +1,4 @@
 import Testing
-@testable import LocalLLMKit
 @testable import LocalLLMKitEngine
 
 @Suite("UTF-8 stream decoder")

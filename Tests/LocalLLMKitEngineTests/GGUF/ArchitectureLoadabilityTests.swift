@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import LocalLLMKit
 @testable import LocalLLMKitEngine
 
 /// Header checks that need no model to run: architectures that cannot generate, and the

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import LocalLLMKit
 @testable import LocalLLMKitEngine
 
 /// ``LocalModel/rank(query:documents:)`` on the synthetic reranker (MiniLM with a seeded-random

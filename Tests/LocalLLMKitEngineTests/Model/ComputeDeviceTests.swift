@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import LocalLLMKit
 @testable import LocalLLMKitEngine
 
 @Suite("Compute devices")

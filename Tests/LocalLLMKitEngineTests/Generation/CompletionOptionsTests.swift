@@ -1,5 +1,4 @@
 import Testing
-@testable import LocalLLMKit
 @testable import LocalLLMKitEngine
 
 @Suite("Completion options")

@@ -5,24 +5,10 @@ import Testing
 /// The header reader that bounds an attachment before anything decodes it (model-free).
 @Suite("Media headers")
 struct MediaHeaderTests {
-    static func png(width: UInt32, height: UInt32) -> Data {
-        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
-        data += Data("IHDR".utf8)
-        for value in [width, height] { withUnsafeBytes(of: value.bigEndian) { data += $0 } }
-        data += Data([8, 2, 0, 0, 0, 0, 0, 0, 0])
-        return data
-    }
-
-    static func jpeg(width: UInt16, height: UInt16) -> Data {
-        var data = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]) + Data(repeating: 0, count: 14)   // APP0, 16 bytes
-        data += Data([0xFF, 0xC2, 0x00, 0x11, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF)])
-        return data + Data(repeating: 0, count: 12)
-    }
-
     @Test("PNG, JPEG (after other segments), BMP and GIF declare their sizes; WAV, MP3 and FLAC are sounds")
     func knownFormats() throws {
-        #expect(try MediaHeader.read(Self.png(width: 64, height: 48)) == MediaHeader(format: .png, width: 64, height: 48))
-        #expect(try MediaHeader.read(Self.jpeg(width: 640, height: 480)) == MediaHeader(format: .jpeg, width: 640, height: 480))
+        #expect(try MediaHeader.read(ForgedMediaHeader.png(width: 64, height: 48)) == MediaHeader(format: .png, width: 64, height: 48))
+        #expect(try MediaHeader.read(ForgedMediaHeader.jpeg(width: 640, height: 480)) == MediaHeader(format: .jpeg, width: 640, height: 480))
         var bmp = Data("BM".utf8) + Data(repeating: 0, count: 12)
         for value: UInt32 in [40, 80, UInt32(bitPattern: -60)] { withUnsafeBytes(of: value.littleEndian) { bmp += $0 } }
         #expect(try MediaHeader.read(bmp + Data(repeating: 0, count: 8)) == MediaHeader(format: .bmp, width: 80, height: 60))
@@ -36,8 +22,8 @@ struct MediaHeaderTests {
           arguments: [
             (Data(), "it is empty"),
             (Data("not an image at all".utf8), "not a PNG, JPEG, BMP or GIF image"),
-            (png(width: 64, height: 48).prefix(20), "a PNG without its IHDR header"),
-            (png(width: 0, height: 48), "a PNG of 0 × 48 pixels"),
+            (ForgedMediaHeader.png(width: 64, height: 48).prefix(20), "a PNG without its IHDR header"),
+            (ForgedMediaHeader.png(width: 0, height: 48), "a PNG of 0 × 48 pixels"),
             (Data([0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x08]), "a JPEG without a frame header"),
             (Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x01]), "a JPEG segment of length 1"),
             (Data([0xFF, 0xD8, 0xFF, 0xE0, 0xFF, 0xFF]), "a JPEG without a frame header"),
@@ -57,8 +43,8 @@ struct MediaHeaderTests {
     func largeDeclarations() throws {
         var data = Data([0xFF, 0xD8])
         for _ in 0..<100_000 { data += Data([0xFF, 0xFE, 0x00, 0x02]) }       // empty comments
-        data += Self.jpeg(width: 30_000, height: 30_000).dropFirst(2)
+        data += ForgedMediaHeader.jpeg(width: 30_000, height: 30_000).dropFirst(2)
         #expect(try MediaHeader.read(data) == MediaHeader(format: .jpeg, width: 30_000, height: 30_000))
-        #expect(try MediaHeader.read(Self.png(width: 30_000, height: 30_000)).width == 30_000)
+        #expect(try MediaHeader.read(ForgedMediaHeader.png(width: 30_000, height: 30_000)).width == 30_000)
     }
 }

@@ -1,17 +1,15 @@
 import Foundation
-import Testing
-@testable import LocalLLMKit
-@testable import LocalLLMKitEngine
+import LocalLLMKitEngine
 
 /// The real reference model (Gemma 3 270M, see ``ReferenceModel``) that scripts/bootstrap installs.
-enum TestModel {
+package enum TestModel {
     /// The model file; tests fail (not skip) when it is missing: `make test` installs it.
-    static func url() throws -> URL {
+    package static func url() throws -> URL {
         try ReferenceModel.url()
     }
 
     /// Loads only the reference model's vocabulary: enough for templates and tokenizing.
-    static func vocabulary() async throws -> LocalModel {
+    package static func vocabulary() async throws -> LocalModel {
         try await LocalModel.load(from: url(), configuration: .init(vocabularyOnly: true))
     }
 
@@ -21,42 +19,42 @@ enum TestModel {
     /// Not for template tests: templates render in the model's helper process, whose state a
     /// shared model carries from one test to the next (with it, ChatTemplateTests'
     /// prompt-only renders no longer took their shortcut).
-    static func grammarVocabulary() async throws -> LocalModel {
+    package static func grammarVocabulary() async throws -> LocalModel {
         try await sharedVocabulary.value
     }
 
     private static let sharedVocabulary = Task { try await vocabulary() }
 
     /// Loads the reference model with a small context, to keep tests quick.
-    static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
+    package static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
         try await LocalModel.load(from: url(), configuration: configuration)
     }
 }
 
 /// llama.cpp's chat templates, installed by scripts/bootstrap under `$LLMKIT_PREFIX/share/llmkit/templates`.
-enum TestTemplates {
-    static var directory: URL {
+package enum TestTemplates {
+    package static var directory: URL {
         URL(filePath: ProcessInfo.processInfo.environment["LLMKIT_PREFIX"] ?? "/usr/local")
             .appending(path: "share/llmkit/templates")
     }
 
     /// The Jinja source of a template, e.g. `Qwen-Qwen3-0.6B`.
-    static func source(_ name: String) throws -> String {
+    package static func source(_ name: String) throws -> String {
         try String(contentsOf: directory.appending(path: "\(name).jinja"), encoding: .utf8)
     }
 
     /// Every template's name.
-    static func all() throws -> [String] {
+    package static func all() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".jinja") }.map { String($0.dropLast(6)) }.sorted()
     }
 }
 
 /// A temporary folder, removed when the value goes away.
-final class TemporaryDirectory {
-    let url: URL
+package final class TemporaryDirectory {
+    package let url: URL
 
-    init() throws {
+    package init() throws {
         url = FileManager.default.temporaryDirectory.appending(path: "llmkit-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
@@ -66,12 +64,12 @@ final class TemporaryDirectory {
     }
 
     /// A path inside the folder.
-    func file(_ name: String) -> URL { url.appending(path: name) }
+    package func file(_ name: String) -> URL { url.appending(path: name) }
 }
 
 /// Reads this process's resident memory and thread count from /proc.
-enum ProcessStatus {
-    static func value(_ key: String) -> Int? {
+package enum ProcessStatus {
+    package static func value(_ key: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
             return Int(line.dropFirst(key.count + 1).split(whereSeparator: \.isWhitespace).first ?? "")
@@ -80,7 +78,7 @@ enum ProcessStatus {
     }
 
     /// Resident set size in KiB.
-    static var residentKiB: Int? { value("VmRSS") }
+    package static var residentKiB: Int? { value("VmRSS") }
     /// Number of threads.
-    static var threads: Int? { value("Threads") }
+    package static var threads: Int? { value("Threads") }
 }
