@@ -46,11 +46,7 @@ public struct RemoteBackend: ModelBackend {
     }
 
     public func streamResponse(to request: BackendRequest) -> Conversation.ResponseStream {
-        Conversation.ResponseStream { emit in
-            let inner = try conversation(for: request).streamResponse(to: request.prompt, options: request.options)
-            for try await event in inner { emit(event) }
-            return try await inner.result
-        }
+        .relaying { try conversation(for: request).streamResponse(to: request.prompt, options: request.options) }
     }
 
     public func respond(to request: BackendRequest) async throws -> ModelResponse<String> {
