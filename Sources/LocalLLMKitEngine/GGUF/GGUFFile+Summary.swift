@@ -32,24 +32,48 @@ extension GGUFFile {
         37: "TQ2_0", 38: "MXFP4_MOE", 39: "NVFP4", 40: "Q1_0", 41: "Q2_0",
     ]
 
-    /// Sampling defaults recommended by the model's authors (`general.sampling.*`).
-    /// Values set in a request's ``CompletionOptions/sampling`` override them.
-    public var recommendedSampling: CompletionOptions.Sampling {
-        var options = CompletionOptions.Sampling()
-        options.temperature = metadata["general.sampling.temp"]?.doubleValue
-        options.topK = metadata["general.sampling.top_k"]?.intValue
-        options.topP = metadata["general.sampling.top_p"]?.doubleValue
-        options.minP = metadata["general.sampling.min_p"]?.doubleValue
-        options.repetitionPenalty = metadata["general.sampling.penalty_repeat"]?.doubleValue
-        options.penaltyWindow = metadata["general.sampling.penalty_last_n"]?.intValue
-        if let probability = metadata["general.sampling.xtc_probability"]?.doubleValue, probability > 0 {
-            options.topChoiceExclusion = .init(probability: probability,
-                                               threshold: metadata["general.sampling.xtc_threshold"]?.doubleValue ?? 0.1)
-        }
-        if let version = metadata["general.sampling.mirostat"]?.intValue.flatMap(CompletionOptions.Sampling.Mirostat.Version.init) {
-            options.mirostat = .init(version: version, tau: metadata["general.sampling.mirostat_tau"]?.doubleValue ?? 5,
-                                     eta: metadata["general.sampling.mirostat_eta"]?.doubleValue ?? 0.1)
-        }
-        return options
+    /// Sampling recommended by the model's authors (`general.sampling.*`), as the file states
+    /// it: unchecked, since a file may say anything. The engine turns it into sampling settings
+    /// (``CompletionOptions/Sampling/init(recommendedBy:)``) for the fields a request leaves `nil`,
+    /// and checks them there.
+    public var recommendedSampling: SamplingRecommendation {
+        SamplingRecommendation(
+            temperature: metadata["general.sampling.temp"]?.doubleValue,
+            topK: metadata["general.sampling.top_k"]?.intValue,
+            topP: metadata["general.sampling.top_p"]?.doubleValue,
+            minP: metadata["general.sampling.min_p"]?.doubleValue,
+            repetitionPenalty: metadata["general.sampling.penalty_repeat"]?.doubleValue,
+            penaltyWindow: metadata["general.sampling.penalty_last_n"]?.intValue,
+            xtcProbability: metadata["general.sampling.xtc_probability"]?.doubleValue,
+            xtcThreshold: metadata["general.sampling.xtc_threshold"]?.doubleValue,
+            mirostat: metadata["general.sampling.mirostat"]?.intValue,
+            mirostatTau: metadata["general.sampling.mirostat_tau"]?.doubleValue,
+            mirostatEta: metadata["general.sampling.mirostat_eta"]?.doubleValue)
+    }
+
+    /// The `general.sampling.*` values of a file, each nil where the file has none.
+    public struct SamplingRecommendation: Sendable, Equatable {
+        /// `general.sampling.temp`.
+        public var temperature: Double?
+        /// `general.sampling.top_k`.
+        public var topK: Int?
+        /// `general.sampling.top_p`.
+        public var topP: Double?
+        /// `general.sampling.min_p`.
+        public var minP: Double?
+        /// `general.sampling.penalty_repeat`.
+        public var repetitionPenalty: Double?
+        /// `general.sampling.penalty_last_n`.
+        public var penaltyWindow: Int?
+        /// `general.sampling.xtc_probability`.
+        public var xtcProbability: Double?
+        /// `general.sampling.xtc_threshold`.
+        public var xtcThreshold: Double?
+        /// `general.sampling.mirostat` (1 or 2; 0 is off).
+        public var mirostat: Int?
+        /// `general.sampling.mirostat_tau`.
+        public var mirostatTau: Double?
+        /// `general.sampling.mirostat_eta`.
+        public var mirostatEta: Double?
     }
 }

@@ -406,7 +406,7 @@ public actor LocalModel {
     ///   or the decode or sampling error that ended it.
     package nonisolated func generate(_ request: GenerationRequest) async throws -> GenerationOutcome {
         var request = request
-        request.plan.options.sampling = request.plan.options.sampling.filling(from: file.recommendedSampling)
+        request.plan.options.sampling = request.plan.options.sampling.filling(from: .init(recommendedBy: file.recommendedSampling))
         return try await countingGeneration { [request] in try await self.submit(request) }
     }
 

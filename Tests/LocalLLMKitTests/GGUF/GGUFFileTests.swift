@@ -30,6 +30,17 @@ struct GGUFFileTests {
         #expect(recommended.temperature == 0.25)
         #expect(recommended.topK == 12)
         #expect(recommended.topP == nil)
+        // The file's values become sampling settings as llama.cpp reads them.
+        builder.keyValues += [("general.sampling.xtc_probability", .float32(0.5)), ("general.sampling.mirostat", .int32(2)),
+                              ("general.sampling.mirostat_tau", .float32(4))]
+        try builder.write(to: directory.file("x.gguf"))
+        let sampling = CompletionOptions.Sampling(recommendedBy: try GGUFFile(contentsOf: directory.file("x.gguf")).recommendedSampling)
+        #expect(sampling.temperature == 0.25 && sampling.topK == 12)
+        #expect(sampling.topChoiceExclusion == .init(probability: 0.5, threshold: 0.1))
+        #expect(sampling.mirostat == .init(version: .v2, tau: 4, eta: 0.1))
+        let unknown = GGUFFile.SamplingRecommendation(xtcProbability: 0, mirostat: 7)
+        #expect(CompletionOptions.Sampling(recommendedBy: unknown).topChoiceExclusion == nil)
+        #expect(CompletionOptions.Sampling(recommendedBy: unknown).mirostat == nil)
     }
 }
 

@@ -221,7 +221,7 @@ struct BatchingTests {
             for seed in 0..<4 {
                 var options = CompletionOptions(maximumResponseTokens: 32, sampling: sampling)
                 options.sampling.seed = (sampling.seed ?? 0) * 100 + UInt32(seed)
-                options.sampling = options.sampling.filling(from: model.file.recommendedSampling)
+                options.sampling = options.sampling.filling(from: .init(recommendedBy: model.file.recommendedSampling))
                 var plan = GenerationPlan(promptTokens: tokens, options: options)
                 let fast = try await model.generate(GenerationRequest(plan: plan, contextLimit: 512, cancellation: .init()) { _ in })
                 plan.samplesExhaustively = true
@@ -230,7 +230,7 @@ struct BatchingTests {
             }
         }
         // The first greedy setting takes the arg-max path; the other two cannot.
-        let greedy = samplings.suffix(3).map { try? Sampler(model: model.handle, sampling: $0.filling(from: model.file.recommendedSampling)).isGreedy }
+        let greedy = samplings.suffix(3).map { try? Sampler(model: model.handle, sampling: $0.filling(from: .init(recommendedBy: model.file.recommendedSampling))).isGreedy }
         #expect(greedy == [true, false, false])
     }
 
