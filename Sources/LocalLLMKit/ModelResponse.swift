@@ -87,8 +87,3 @@ extension ModelResponse where Content == String {
         logProbabilities = outcome.logProbabilities
     }
 }
-
-extension LocalModel {
-    /// A stream of generated text chunks, with the final ``ModelResponse`` at the end.
-    public typealias CompletionStream = GenerationStream<String, ModelResponse<String>>
-}

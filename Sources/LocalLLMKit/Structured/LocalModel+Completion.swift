@@ -1,4 +1,7 @@
 extension LocalModel {
+    /// A stream of generated text chunks, with the final ``ModelResponse`` at the end.
+    public typealias CompletionStream = GenerationStream<String, ModelResponse<String>>
+
     /// Streams a continuation of `prompt`, taken as plain text (no chat template).
     ///
     /// ```swift
