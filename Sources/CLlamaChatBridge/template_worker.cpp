@@ -4,8 +4,9 @@
 //
 // Forking this process for each render copies its page tables (the KV cache and compute buffers:
 // hundreds of megabytes) and makes every page it writes afterwards fault once, on the model's
-// thread, for every render (docs/PERFORMANCE.md, "Templates render in long-lived workers"). A worker forks from the small helper once, and answers each
-// later request in the time the template engine itself takes.
+// thread, for every render (docs/PERFORMANCE.md, "Templates render in long-lived workers").
+// A worker forks from the small helper once, and answers each later request in the time the
+// template engine itself takes.
 //
 // A request: its length (8 bytes, little-endian), then the kind of work, the limits, the template
 // source and the work's payload (byte_writer). The answer is a report (template_process.hpp). A

@@ -7,7 +7,8 @@ enum ErrorWording {
     /// flag (`batchSize`, `microBatchSize`, `sampling.penaltyWindow`, `sampling.logitBias`) keep
     /// their Swift names.
     static let flags: [String: String] = Dictionary(
-        FlagAliases.declared.compactMap { flag in flag.option.map { ($0, flag.name) } } + [("repetitions", "--repetitions"), ("test", "--n-prompt/--n-gen")],
+        FlagAliases.declared.compactMap { flag in flag.option.map { ($0, flag.name) } }
+            + [("repetitions", "--repetitions"), ("test", "--n-prompt/--n-gen")],
         uniquingKeysWith: { first, _ in first })
 
     /// Whether `error` is one of the library's typed errors (as opposed to a usage or I/O error).

@@ -13,10 +13,13 @@ enum FlagAliases {
             + RunCommand.prompt + RunCommand.output + ChatCommand.output
     }
 
-    /// Alias → canonical option, from the declarations (the first declaration of a name wins:
-    /// `run` and `chat` both declare `--json`, neither with an alias).
+    /// Alias → canonical option, from the declarations. A spelling declared for two different
+    /// options is a mistake in the declarations, which a debug build (every test) stops at.
     static let table: [String: String] = Dictionary(declared.flatMap { flag in flag.aliases.map { ($0, flag.name) } },
-                                                    uniquingKeysWith: { first, _ in first })
+                                                    uniquingKeysWith: { first, second in
+                                                        assert(first == second, "an alias of both \(first) and \(second)")
+                                                        return first
+                                                    })
 
     /// The aliases that apply to `spec`: its own, then those of the table whose canonical
     /// option it has.

@@ -30,7 +30,7 @@ extension ChatRound {
 
     /// ``plan(_:after:request:toolChoice:)``'s work, on the calling thread.
     private func render(_ pending: [ChatMessage], after history: [ChatMessage], request: TurnRequest,
-                                        toolChoice: Conversation.ToolChoice) throws -> TurnPlan {
+                        toolChoice: Conversation.ToolChoice) throws -> TurnPlan {
         var history = history
         var dropped = 0
         let reserved = try request.options.reservedTokens(inContextOf: contextLength)

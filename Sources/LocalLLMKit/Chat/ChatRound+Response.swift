@@ -4,11 +4,10 @@ extension ChatRound {
     /// not run. This is ``Conversation/streamResponse(to:format:options:thinking:toolChoice:)``
     /// without a conversation: what a server runs per request.
     package func streamResponse(to messages: [ChatMessage], instructions: String? = nil, format: OutputFormat = .text,
-                             options: CompletionOptions = .init(), thinking: Conversation.Thinking = .disabled,
-                             toolChoice: Conversation.ToolChoice = .auto) -> Conversation.ResponseStream {
+                                options: CompletionOptions = .init(), thinking: Conversation.Thinking = .disabled,
+                                toolChoice: Conversation.ToolChoice = .auto) -> Conversation.ResponseStream {
         let flag = CancellationFlag()
-        let request = TurnRequest(options: options, format: format, thinking: thinking,
-                                  toolPolicy: .init(choice: toolChoice, maximumRounds: 1))
+        let request = TurnRequest.reply(options: options, format: format, thinking: thinking, toolChoice: toolChoice)
         return Conversation.ResponseStream.start(flag: flag) { emit in
             try await reply(to: messages, instructions: instructions, request: request, flag: flag, emit: emit).response
         }
@@ -44,8 +43,7 @@ extension ChatRound {
     /// are dropped as a reply would drop them.
     package func replyPrompt(for messages: [ChatMessage], instructions: String? = nil, thinking: Conversation.Thinking = .disabled,
                              toolChoice: Conversation.ToolChoice = .auto) async throws -> String {
-        let request = TurnRequest(options: .init(), format: .text, thinking: thinking,
-                                  toolPolicy: .init(choice: toolChoice, maximumRounds: 1))
+        let request = TurnRequest.reply(thinking: thinking, toolChoice: toolChoice)
         try request.validate()
         let plan = try await plan(messages, after: instructions.map { [.system($0)] } ?? [], request: request,
                                   toolChoice: Conversation.toolChoice(for: request, round: 0))

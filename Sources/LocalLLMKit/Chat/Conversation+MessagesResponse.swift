@@ -29,8 +29,7 @@ extension Conversation {
                                            options: CompletionOptions = .init(), thinking: Thinking = .disabled,
                                            toolChoice: Conversation.ToolChoice = .auto) -> Conversation.ResponseStream {
         let flag = CancellationFlag()
-        let request = TurnRequest(options: options, format: format, thinking: thinking,
-                                  toolPolicy: ToolPolicy(choice: toolChoice, maximumRounds: 1))
+        let request = TurnRequest.reply(options: options, format: format, thinking: thinking, toolChoice: toolChoice)
         return Conversation.ResponseStream.start(flag: flag) { emit in
             try await self.serveReply(messages, request: request, flag: flag, emit: emit)
         }

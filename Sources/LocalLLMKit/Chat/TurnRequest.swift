@@ -14,3 +14,13 @@ struct TurnRequest: Sendable {
         try toolPolicy.validate()
     }
 }
+
+extension TurnRequest {
+    /// The request of a reply to a chat the caller keeps: one round, whose tool calls are
+    /// returned, not run.
+    static func reply(options: CompletionOptions = .init(), format: OutputFormat = .text, thinking: Conversation.Thinking,
+                      toolChoice: Conversation.ToolChoice) -> TurnRequest {
+        TurnRequest(options: options, format: format, thinking: thinking,
+                    toolPolicy: .init(choice: toolChoice, maximumRounds: 1))
+    }
+}

@@ -33,6 +33,9 @@ public actor LocalModel {
     public nonisolated let url: URL
     /// The file's header: architecture, size, quantization, metadata.
     public nonisolated let file: GGUFFile
+    /// The file's recommended sampling as settings, read once: what a request's `nil` sampling
+    /// fields take (see ``generate(_:)``).
+    nonisolated let recommendedSampling: CompletionOptions.Sampling
     /// The configuration the model was loaded with.
     public nonisolated let configuration: Configuration
     /// ``configuration`` as it applies to this model: its speculation resolved
@@ -77,6 +80,7 @@ public actor LocalModel {
                  executor: EngineExecutor, loadDuration: Duration) {
         self.url = url
         self.file = file
+        self.recommendedSampling = CompletionOptions.Sampling(recommendedBy: file.recommendedSampling)
         self.configuration = configuration
         self.effectiveConfiguration = effectiveConfiguration
         self.memoryPlan = memoryPlan
@@ -406,7 +410,7 @@ public actor LocalModel {
     ///   or the decode or sampling error that ended it.
     package nonisolated func generate(_ request: GenerationRequest) async throws -> GenerationOutcome {
         var request = request
-        request.plan.options.sampling = request.plan.options.sampling.filling(from: .init(recommendedBy: file.recommendedSampling))
+        request.plan.options.sampling = request.plan.options.sampling.filling(from: recommendedSampling)
         return try await countingGeneration { [request] in try await self.submit(request) }
     }
 

@@ -3,7 +3,8 @@ import Foundation
 
 /// Helpers for calling the C++ bridge: error strings and returned JSON.
 package enum Bridge {
-    /// Converts and frees a bridge error string.
+    /// Converts and frees a malloc'ed string the bridge returned: an error message, or a result
+    /// such as a converted grammar.
     package static func take(_ error: llmkit_error?) -> String? {
         guard let error else { return nil }
         defer { llmkit_string_free(error) }

@@ -16,7 +16,7 @@ extension ModelServer {
             return fail(exchange, APIError(error), cors: cors)
         }
         let stream = round.streamResponse(to: request.messages, options: request.options, thinking: request.thinking,
-                                       toolChoice: request.toolChoice)
+                                          toolChoice: request.toolChoice)
         let id = MessagesJSON.id(prefix: "msg_")
         guard request.stream else {
             do {

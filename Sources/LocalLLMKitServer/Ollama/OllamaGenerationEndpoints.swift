@@ -122,8 +122,8 @@ extension ModelServer {
                 messages.append(ChatMessage(role: .user, content: prompt, attachments: try OllamaRequest.images(body["images"], param: "images")))
                 let round = try ChatRound(model: served.model, template: served.template, tools: [])
                 let reply = round.streamResponse(to: messages, format: format, options: options,
-                                              thinking: try OllamaRequest.thinking(body, templateThinks: served.template.supportsThinking),
-                                              toolChoice: .none)
+                                                 thinking: try OllamaRequest.thinking(body, templateThinks: served.template.supportsThinking),
+                                                 toolChoice: .none)
                 return ChoiceStreams.merge(count: 1) { _ in reply }
             }
         } catch {

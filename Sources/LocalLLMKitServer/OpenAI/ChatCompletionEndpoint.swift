@@ -30,8 +30,8 @@ extension ModelServer {
         let choices = request.parameters.choices
         let stream = ChoiceStreams.merge(count: choices) { index in
             round.streamResponse(to: request.messages, format: request.format,
-                                             options: ChoiceStreams.options(request.parameters.options, choice: index),
-                                             thinking: request.thinking, toolChoice: request.toolChoice)
+                                 options: ChoiceStreams.options(request.parameters.options, choice: index),
+                                 thinking: request.thinking, toolChoice: request.toolChoice)
         }
         let id = CompletionJSON.id(prefix: "chatcmpl-")
         let created = Int(Date().timeIntervalSince1970)
