@@ -13,7 +13,7 @@ enum ErrorWording {
 
     /// Whether `error` is one of the library's typed errors (as opposed to a usage or I/O error).
     static func isLibraryError(_ error: any Error) -> Bool {
-        error is LocalModel.Error || error is Conversation.Error || error is ChatTemplate.Error
+        error is LocalModel.Error || error is GGUFFile.Error || error is Conversation.Error || error is ChatTemplate.Error
             || error is OutputFormat.Error || error is ModelLibrary.Error || error is MediaAttachment.Error
     }
 

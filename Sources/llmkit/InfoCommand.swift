@@ -122,7 +122,7 @@ struct InfoReport: Encodable {
         let audio: Bool
     }
 
-    init(file: GGUFFile, problem: LocalModel.Error?, projector: (url: URL, images: Bool, audio: Bool)?) {
+    init(file: GGUFFile, problem: GGUFFile.Error?, projector: (url: URL, images: Bool, audio: Bool)?) {
         self.projector = projector.map { ProjectorReport(path: $0.url.path, images: $0.images, audio: $0.audio) }
         path = file.url.path
         fileSize = file.fileSize

@@ -254,7 +254,7 @@ extension ModelLibrary {
         }
         do {
             return (sha256, try GGUFFile(contentsOf: file))
-        } catch LocalModel.Error.invalidModelFile(_, let reason) {
+        } catch GGUFFile.Error.invalidFile(_, let reason) {
             throw ModelLibrary.Error.downloadFailed(url: url.absoluteString, reason: "not a usable GGUF file\(what) (\(reason))")
         }
     }

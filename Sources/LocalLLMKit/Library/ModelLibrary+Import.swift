@@ -24,7 +24,7 @@ extension ModelLibrary {
     ///     (unless the file is that catalog model's), or another model's id or given name.
     ///     Without it, the file's `general.name`, else its file name, unless that would be
     ///     refused (then the next of these, or `model`).
-    /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)``, ``LocalModel/Error/invalidModelFile(path:reason:)``,
+    /// - Throws: ``GGUFFile/Error/fileNotFound(path:)``, ``GGUFFile/Error/invalidFile(path:reason:)``,
     ///   ``ModelLibrary/Error/invalidReference(_:reason:)`` (a link with `moving`, a file of the library itself),
     ///   ``ModelLibrary/Error/invalidName(reason:)``, ``ModelLibrary/Error/nameTaken(_:modelID:)``,
     ///   ``ModelLibrary/Error/insufficientDiskSpace(path:needed:available:)``
@@ -75,8 +75,8 @@ extension ModelLibrary {
             let file: GGUFFile
             do {
                 file = try GGUFFile(contentsOf: target)
-            } catch LocalModel.Error.invalidModelFile(_, let reason) {
-                throw LocalModel.Error.invalidModelFile(path: url.path, reason: "\(reason) (the file changed while it was imported)")
+            } catch GGUFFile.Error.invalidFile(_, let reason) {
+                throw GGUFFile.Error.invalidFile(path: url.path, reason: "\(reason) (the file changed while it was imported)")
             }
             let record = ModelLibrary.Record(file: file, sha256: sha256, name: displayName, fileName: fileName, sourceURLs: [])
             let installed = try await commit(staging, record: record,
@@ -102,23 +102,23 @@ extension ModelLibrary {
         let source: URL
         switch LibraryFiles.kind(at: url) {
         case .missing:
-            throw LocalModel.Error.modelFileNotFound(path: url.path)
+            throw GGUFFile.Error.fileNotFound(path: url.path)
         case .directory:
-            throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a directory, not a file")
+            throw GGUFFile.Error.invalidFile(path: url.path, reason: "it is a directory, not a file")
         case .other:
-            throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is not a regular file (a device, FIFO or socket)")
+            throw GGUFFile.Error.invalidFile(path: url.path, reason: "it is not a regular file (a device, FIFO or socket)")
         case .file:
             source = url
         case .symbolicLink:
             guard let resolved = LibraryFiles.resolvedPath(url) else {
-                throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a symbolic link whose target is missing or loops")
+                throw GGUFFile.Error.invalidFile(path: url.path, reason: "it is a symbolic link whose target is missing or loops")
             }
             guard !moving else {
                 throw ModelLibrary.Error.invalidReference(url.path, reason: "it is a symbolic link (to \(resolved)); moving it would move only the link, so import it by copying to store the file it points to")
             }
             source = URL(filePath: resolved)
             guard LibraryFiles.kind(at: source) == .file else {
-                throw LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a symbolic link to \(resolved), which is not a regular file")
+                throw GGUFFile.Error.invalidFile(path: url.path, reason: "it is a symbolic link to \(resolved), which is not a regular file")
             }
         }
         if moving, let file = LibraryFiles.resolvedPath(source), let library = LibraryFiles.resolvedPath(root),

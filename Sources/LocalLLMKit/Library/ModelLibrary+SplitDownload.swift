@@ -99,7 +99,7 @@ extension ModelLibrary {
             let header: GGUFFile
             do {
                 header = try GGUFFile(modelAt: staging.file(split.fileName(part: 1)))
-            } catch let error as LocalModel.Error {
+            } catch let error as GGUFFile.Error {
                 throw ModelLibrary.Error.downloadFailed(url: parts[0].url.absoluteString,
                                                         reason: "not a usable split GGUF model (\(error.errorDescription ?? "\(error)"))")
             }

@@ -8,15 +8,15 @@ extension GGUFFile {
     /// first decode, and that would otherwise abort the whole process. Each check names
     /// the llama.cpp code it guards. Architectures that LocalLLMKit does not know in
     /// detail get only the checks that hold for every architecture.
-    public var loadabilityProblem: LocalModel.Error? {
+    public var loadabilityProblem: GGUFFile.Error? {
         do {
             var check = LoadabilityCheck(file: self)
             try check.run()
             return nil
-        } catch let error as LocalModel.Error {
+        } catch let error as GGUFFile.Error {
             return error
         } catch {
-            return .invalidModelFile(path: url.path, reason: "\(error)")
+            return .invalidFile(path: url.path, reason: "\(error)")
         }
     }
 
@@ -30,7 +30,7 @@ extension GGUFFile {
     ///
     /// ``LocalModel/load(from:configuration:)`` calls this before llama.cpp sees the
     /// file, and `llmkit info` reports it.
-    /// - Throws: ``LocalModel/Error/unloadableModelFile(path:key:value:reason:)`` naming the
+    /// - Throws: ``GGUFFile/Error/unloadable(path:key:value:reason:)`` naming the
     ///   metadata key (or tensor) and its value.
     public func checkLoadability() throws {
         if let problem = loadabilityProblem { throw problem }
@@ -82,8 +82,8 @@ package struct LoadabilityCheck {
 
     // MARK: - Helpers
 
-    package func reject(_ key: String, _ value: String, _ reason: String) -> LocalModel.Error {
-        .unloadableModelFile(path: file.url.path, key: key, value: value, reason: reason)
+    package func reject(_ key: String, _ value: String, _ reason: String) -> GGUFFile.Error {
+        .unloadable(path: file.url.path, key: key, value: value, reason: reason)
     }
 
     /// The full key of an architecture hyperparameter, e.g. `gemma3.block_count`.

@@ -14,11 +14,11 @@ extension GGUFFile {
 
     /// The file's place in a split model; nil for a model in one file (no `split.count`,
     /// or a count of 1).
-    /// - Throws: ``LocalModel/Error/invalidModelFile(path:reason:)`` when the split
+    /// - Throws: ``GGUFFile/Error/invalidFile(path:reason:)`` when the split
     ///   metadata is there but not consistent.
     public func splitInfo() throws -> Split? {
         guard let countValue = metadata["split.count"] else { return nil }
-        func fail(_ reason: String) -> LocalModel.Error { .invalidModelFile(path: url.path, reason: reason) }
+        func fail(_ reason: String) -> GGUFFile.Error { .invalidFile(path: url.path, reason: reason) }
         guard let count = countValue.intValue, (1...99_999).contains(count) else {
             throw fail("split.count is \(countValue.description), not a number of parts")
         }

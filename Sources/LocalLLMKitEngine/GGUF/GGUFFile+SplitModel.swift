@@ -9,9 +9,9 @@ extension GGUFFile {
     /// The result describes the whole model: part 1's metadata, every part's tensors,
     /// the summed ``parameterCount`` and ``fileSize``, and ``partURLs`` in order.
     /// - Throws: what ``init(contentsOf:)`` throws for any part,
-    ///   ``LocalModel/Error/splitPartNotFirst(path:part:count:firstPart:)`` for a part other than the first,
-    ///   ``LocalModel/Error/missingSplitPart(path:part:count:)`` and
-    ///   ``LocalModel/Error/mismatchedSplitPart(path:reason:)``.
+    ///   ``GGUFFile/Error/splitPartNotFirst(path:part:count:firstPart:)`` for a part other than the first,
+    ///   ``GGUFFile/Error/missingSplitPart(path:part:count:)`` and
+    ///   ``GGUFFile/Error/mismatchedSplitPart(path:reason:)``.
     public init(modelAt url: URL) throws {
         let first = try GGUFFile(contentsOf: url)
         guard let split = try first.splitInfo() else {
@@ -22,11 +22,11 @@ extension GGUFFile {
         let name = SplitName(url.lastPathComponent)
         guard split.part == 1 else {
             let firstName = name.map { $0.fileName(part: 1) } ?? "its part 1"
-            throw LocalModel.Error.splitPartNotFirst(path: url.path, part: split.part, count: split.count,
+            throw GGUFFile.Error.splitPartNotFirst(path: url.path, part: split.part, count: split.count,
                                                      firstPart: folder.appending(path: firstName).path)
         }
         guard let name, name.part == 1, name.count == split.count else {
-            throw LocalModel.Error.invalidModelFile(
+            throw GGUFFile.Error.invalidFile(
                 path: url.path,
                 reason: "it is part 1 of \(split.count) of a split model, but its name does not end in "
                     + "-00001-of-\(String(format: "%05d", split.count)).gguf, so its other parts cannot be found")
@@ -36,12 +36,12 @@ extension GGUFFile {
         var parts = [first]
         for part in 2...split.count {
             let partURL = folder.appending(path: name.fileName(part: part))
-            func mismatch(_ reason: String) -> LocalModel.Error { .mismatchedSplitPart(path: partURL.path, reason: reason) }
+            func mismatch(_ reason: String) -> GGUFFile.Error { .mismatchedSplitPart(path: partURL.path, reason: reason) }
             let file: GGUFFile
             do {
                 file = try GGUFFile(contentsOf: partURL)
-            } catch LocalModel.Error.modelFileNotFound {
-                throw LocalModel.Error.missingSplitPart(path: partURL.path, part: part, count: split.count)
+            } catch GGUFFile.Error.fileNotFound {
+                throw GGUFFile.Error.missingSplitPart(path: partURL.path, part: part, count: split.count)
             }
             guard let info = try file.splitInfo() else {
                 throw mismatch("it has no split metadata, so it is not a part of this model")
@@ -61,7 +61,7 @@ extension GGUFFile {
             parts.append(file)
         }
         guard owner.count == split.tensorCount else {
-            throw LocalModel.Error.mismatchedSplitPart(
+            throw GGUFFile.Error.mismatchedSplitPart(
                 path: url.path, reason: "the \(split.count) parts hold \(owner.count) tensors, but split.tensors.count is \(split.tensorCount)")
         }
         self = GGUFFile(merging: parts)

@@ -12,7 +12,7 @@ import Foundation
 /// Reading checks the magic bytes, the version, every metadata entry and tensor
 /// descriptor (through ggml's own `gguf` reader), and that all tensor data lies
 /// inside the file. A file that fails any check throws
-/// ``LocalModel/Error/invalidModelFile(path:reason:)``; nothing aborts the process.
+/// ``GGUFFile/Error/invalidFile(path:reason:)``; nothing aborts the process.
 public struct GGUFFile: Sendable {
     /// Arrays with more elements than this are summarized as ``GGUFValue/largeArray(elementType:count:)``.
     public static let maximumArrayElements = 1024
@@ -44,7 +44,7 @@ public struct GGUFFile: Sendable {
     package let vocabulary: GGUFVocabularyScan
 
     /// Reads and validates the header of the GGUF file at `url`.
-    /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)`` or ``LocalModel/Error/invalidModelFile(path:reason:)``.
+    /// - Throws: ``GGUFFile/Error/fileNotFound(path:)`` or ``GGUFFile/Error/invalidFile(path:reason:)``.
     public init(contentsOf url: URL) throws {
         LlamaRuntime.ensureInitialized()
         let path = url.path
@@ -54,7 +54,7 @@ public struct GGUFFile: Sendable {
         }
         guard let context else {
             let detail = errors.summary.map { ": \($0)" } ?? ""
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "the GGUF header is damaged or truncated\(detail)")
+            throw GGUFFile.Error.invalidFile(path: path, reason: "the GGUF header is damaged or truncated\(detail)")
         }
         defer { gguf_free(context) }
 
@@ -75,7 +75,7 @@ public struct GGUFFile: Sendable {
 
         let end = dataOffset.addingReportingOverflow(tensorDataSize)
         if end.overflow || end.partialValue > fileSize {
-            throw LocalModel.Error.invalidModelFile(
+            throw GGUFFile.Error.invalidFile(
                 path: path,
                 reason: "tensor data ends at byte \(end.overflow ? "∞" : String(end.partialValue)) but the file has only \(fileSize) bytes (truncated or damaged)")
         }
@@ -91,34 +91,34 @@ public struct GGUFFile: Sendable {
     private static func preflight(path: String) throws -> Int64 {
         var status = stat()
         guard stat(path, &status) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { throw LocalModel.Error.modelFileNotFound(path: path) }
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "it cannot be examined (\(String(cString: strerror(errno))))")
+            if errno == ENOENT || errno == ENOTDIR { throw GGUFFile.Error.fileNotFound(path: path) }
+            throw GGUFFile.Error.invalidFile(path: path, reason: "it cannot be examined (\(String(cString: strerror(errno))))")
         }
         try requireRegularFile(status, path: path)
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "the file cannot be opened for reading (\(String(cString: strerror(errno))))")
+            throw GGUFFile.Error.invalidFile(path: path, reason: "the file cannot be opened for reading (\(String(cString: strerror(errno))))")
         }
         defer { close(descriptor) }
         guard fstat(descriptor, &status) == 0 else {
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "the file cannot be examined")
+            throw GGUFFile.Error.invalidFile(path: path, reason: "the file cannot be examined")
         }
         try requireRegularFile(status, path: path)
         let size = Int64(status.st_size)
         if size == 0 {
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "the file is empty (0 bytes)")
+            throw GGUFFile.Error.invalidFile(path: path, reason: "the file is empty (0 bytes)")
         }
         var head = [UInt8](repeating: 0, count: 24)
         let count = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 24, 0) }
         guard count >= 4, head[0..<4].elementsEqual("GGUF".utf8) else {
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "not a GGUF file (the first bytes are not the \"GGUF\" magic)")
+            throw GGUFFile.Error.invalidFile(path: path, reason: "not a GGUF file (the first bytes are not the \"GGUF\" magic)")
         }
         guard count == 24 else {
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "the file ends inside the GGUF header (\(size) bytes)")
+            throw GGUFFile.Error.invalidFile(path: path, reason: "the file ends inside the GGUF header (\(size) bytes)")
         }
         let version = head[4..<8].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard version == 2 || version == 3 else {
-            throw LocalModel.Error.invalidModelFile(path: path, reason: "unsupported GGUF version \(version) (supported: 2 and 3)")
+            throw GGUFFile.Error.invalidFile(path: path, reason: "unsupported GGUF version \(version) (supported: 2 and 3)")
         }
         return size
     }
@@ -135,6 +135,6 @@ public struct GGUFFile: Sendable {
         case S_IFSOCK: kind = "a socket"
         default: kind = "a special file"
         }
-        throw LocalModel.Error.invalidModelFile(path: path, reason: "it is \(kind), not a regular file")
+        throw GGUFFile.Error.invalidFile(path: path, reason: "it is \(kind), not a regular file")
     }
 }

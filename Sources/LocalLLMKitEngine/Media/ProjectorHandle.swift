@@ -56,7 +56,7 @@ package final class ProjectorHandle: @unchecked Sendable {
         let file: GGUFFile
         do {
             file = try GGUFFile(contentsOf: url)
-        } catch let error as LocalModel.Error {
+        } catch let error as GGUFFile.Error {
             throw LocalModel.Error.invalidProjector(path: url.path, reason: error.errorDescription ?? "\(error)")
         }
         let architecture = file.metadata["general.architecture"]?.stringValue ?? "none"

@@ -4,22 +4,9 @@ extension LocalModel {
     /// What can go wrong while loading a model or generating with it.
     ///
     /// Each case names the file, option or value at fault; `errorDescription` says it in one line.
+    /// What is wrong with the model file itself (missing, damaged, values llama.cpp would abort on,
+    /// split parts) is a ``GGUFFile/Error``, thrown by loading as by the reader.
     public enum Error: Swift.Error, Sendable, Equatable {
-        /// No file exists at `path`.
-        case modelFileNotFound(path: String)
-        /// The file at `path` is not a GGUF model that llama.cpp can load; `reason` says why.
-        case invalidModelFile(path: String, reason: String)
-        /// The GGUF header at `path` is well formed, but its metadata value or tensor `key`
-        /// (`value`) would make llama.cpp abort or misbehave; `reason` says why.
-        case unloadableModelFile(path: String, key: String, value: String, reason: String)
-        /// The file at `path` is part `part` of `count` of a split model; load its first part,
-        /// `firstPart`, which loads them all.
-        case splitPartNotFirst(path: String, part: Int, count: Int, firstPart: String)
-        /// Part `part` of `count` of a split model is missing: no file at `path`.
-        case missingSplitPart(path: String, part: Int, count: Int)
-        /// The file at `path`, found where a part of a split model should be, does not belong
-        /// to it (another model's part, a wrong count); `reason` says why.
-        case mismatchedSplitPart(path: String, reason: String)
         /// llama.cpp could not load the model at `path`, although its header is valid.
         case modelLoadFailed(path: String, reason: String)
         /// llama.cpp could not create an inference context (usually too little memory).
@@ -85,18 +72,6 @@ extension LocalModel.Error: LocalizedError {
     /// A one-line description that names what was wrong.
     public var errorDescription: String? {
         switch self {
-        case .modelFileNotFound(let path):
-            return "model file not found: \(path)"
-        case .invalidModelFile(let path, let reason):
-            return "invalid model file \(path): \(reason)"
-        case .unloadableModelFile(let path, let key, let value, let reason):
-            return "model file \(path) cannot be loaded: \(key) = \(value): \(reason)"
-        case .splitPartNotFirst(let path, let part, let count, let firstPart):
-            return "model file \(path) is part \(part) of \(count) of a split model: load its first part, \(firstPart)"
-        case .missingSplitPart(let path, let part, let count):
-            return "part \(part) of \(count) of the split model is missing: \(path)"
-        case .mismatchedSplitPart(let path, let reason):
-            return "split model part \(path) does not belong to the model: \(reason)"
         case .modelLoadFailed(let path, let reason):
             return "could not load model \(path): \(reason)"
         case .contextCreationFailed(let reason):

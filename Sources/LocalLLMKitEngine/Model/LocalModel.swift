@@ -115,10 +115,10 @@ public actor LocalModel {
     /// - Parameters:
     ///   - url: a `.gguf` file.
     ///   - configuration: context length, threads, GPU layers and memory mapping.
-    /// - Throws: ``LocalModel/Error/modelFileNotFound(path:)``, ``LocalModel/Error/invalidModelFile(path:reason:)``,
-    ///   ``LocalModel/Error/splitPartNotFirst(path:part:count:firstPart:)``, ``LocalModel/Error/missingSplitPart(path:part:count:)``,
-    ///   ``LocalModel/Error/mismatchedSplitPart(path:reason:)``,
-    ///   ``LocalModel/Error/unloadableModelFile(path:key:value:reason:)``, ``LocalModel/Error/modelLoadFailed(path:reason:)``, ``LocalModel/Error/invalidOption(name:reason:)``
+    /// - Throws: ``GGUFFile/Error/fileNotFound(path:)``, ``GGUFFile/Error/invalidFile(path:reason:)``,
+    ///   ``GGUFFile/Error/splitPartNotFirst(path:part:count:firstPart:)``, ``GGUFFile/Error/missingSplitPart(path:part:count:)``,
+    ///   ``GGUFFile/Error/mismatchedSplitPart(path:reason:)``,
+    ///   ``GGUFFile/Error/unloadable(path:key:value:reason:)``, ``LocalModel/Error/modelLoadFailed(path:reason:)``, ``LocalModel/Error/invalidOption(name:reason:)``
     ///   or ``LocalModel/Error/contextCreationFailed(reason:)``; with a draft model, the same for its
     ///   file, ``LocalModel/Error/incompatibleDraftModel(path:reason:)`` or
     ///   ``LocalModel/Error/speculationUnsupported(reason:)``; with a ``Configuration/memoryFit``,

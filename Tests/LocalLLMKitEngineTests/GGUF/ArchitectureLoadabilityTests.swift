@@ -7,7 +7,7 @@ import Testing
 /// with only the keys that reach the assert).
 @Suite("GGUF architectures that llama.cpp cannot generate with, or asserts on")
 struct ArchitectureLoadabilityTests {
-    static func problem(_ edit: (inout GGUFBuilder) -> Void) throws -> LocalModel.Error? {
+    static func problem(_ edit: (inout GGUFBuilder) -> Void) throws -> GGUFFile.Error? {
         var builder = GGUFBuilder.tinyModel()
         edit(&builder)
         let folder = try TemporaryDirectory()
@@ -15,8 +15,8 @@ struct ArchitectureLoadabilityTests {
         return try GGUFFile(contentsOf: folder.file("model.gguf")).loadabilityProblem
     }
 
-    static func key(of problem: LocalModel.Error?) -> String? {
-        guard case .unloadableModelFile(_, let key, _, _)? = problem else { return nil }
+    static func key(of problem: GGUFFile.Error?) -> String? {
+        guard case .unloadable(_, let key, _, _)? = problem else { return nil }
         return key
     }
 

@@ -32,7 +32,7 @@ struct SpecialFileTests {
         let watchdog = FIFOWatchdog(fifo.path)
         defer { watchdog.stop() }
         for url in [fifo, link] {
-            let refusal = LocalModel.Error.invalidModelFile(path: url.path, reason: "it is a FIFO (named pipe), not a regular file")
+            let refusal = GGUFFile.Error.invalidFile(path: url.path, reason: "it is a FIFO (named pipe), not a regular file")
             #expect(throws: refusal) { try GGUFFile(contentsOf: url) }
             await #expect(throws: refusal) { _ = try await LocalModel.load(from: url) }
         }
@@ -40,7 +40,7 @@ struct SpecialFileTests {
 
     @Test("Hardening #9: a device is refused as one", arguments: ["/dev/null", "/dev/zero", "/dev/urandom"])
     func device(path: String) async throws {
-        let refusal = LocalModel.Error.invalidModelFile(path: path, reason: "it is a character device, not a regular file")
+        let refusal = GGUFFile.Error.invalidFile(path: path, reason: "it is a character device, not a regular file")
         #expect(throws: refusal) { try GGUFFile(contentsOf: URL(filePath: path)) }
         await #expect(throws: refusal) { _ = try await LocalModel.load(from: URL(filePath: path)) }
     }
@@ -61,7 +61,7 @@ struct SpecialFileTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         try #require(bound == 0)
-        #expect(throws: LocalModel.Error.invalidModelFile(path: path, reason: "it is a socket, not a regular file")) {
+        #expect(throws: GGUFFile.Error.invalidFile(path: path, reason: "it is a socket, not a regular file")) {
             try GGUFFile(contentsOf: URL(filePath: path))
         }
     }

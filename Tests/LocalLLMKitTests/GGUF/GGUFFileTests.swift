@@ -109,7 +109,7 @@ struct BadModelFileTests {
         #expect {
             try GGUFFile(contentsOf: url)
         } throws: { error in
-            guard case LocalModel.Error.invalidModelFile(let path, let reason) = error else { return false }
+            guard case GGUFFile.Error.invalidFile(let path, let reason) = error else { return false }
             return path == url.path && reason.contains(fragment)
         }
     }
@@ -118,14 +118,14 @@ struct BadModelFileTests {
     func load(damage: Damage) async throws {
         let directory = try TemporaryDirectory()
         let (url, _) = try Self.make(damage, in: directory)
-        await #expect(throws: LocalModel.Error.self) {
+        await #expect(throws: GGUFFile.Error.self) {
             _ = try await LocalModel.load(from: url)
         }
     }
 
     @Test("a missing file is reported as such")
     func missing() async {
-        await #expect(throws: LocalModel.Error.modelFileNotFound(path: "/nonexistent/model.gguf")) {
+        await #expect(throws: GGUFFile.Error.fileNotFound(path: "/nonexistent/model.gguf")) {
             _ = try await LocalModel.load(from: URL(filePath: "/nonexistent/model.gguf"))
         }
     }

@@ -20,7 +20,7 @@ struct LoadabilityTests {
         do {
             let file = try GGUFFile(contentsOf: url)
             let problem = try #require(file.loadabilityProblem, "\(variant.name) passed the check")
-            guard case .unloadableModelFile(let path, let key, _, _) = problem else {
+            guard case .unloadable(let path, let key, _, _) = problem else {
                 Issue.record("unexpected error \(problem)")
                 return
             }
@@ -28,9 +28,9 @@ struct LoadabilityTests {
             #expect(problem.localizedDescription.contains(variant.culprit), "\(problem.localizedDescription)")
             #expect(key.contains(variant.culprit) || variant.culprit.hasPrefix("tensor"), "key \(key)")
             #expect(throws: problem) { try file.checkLoadability() }
-        } catch let error as LocalModel.Error {
+        } catch let error as GGUFFile.Error {
             // The structural variants stop at ggml's own reader.
-            guard case .invalidModelFile(_, let reason) = error else { throw error }
+            guard case .invalidFile(_, let reason) = error else { throw error }
             #expect(reason.contains(variant.culprit), "\(reason)")
         }
     }
@@ -43,8 +43,8 @@ struct LoadabilityTests {
         await #expect {
             _ = try await LocalModel.load(from: url, configuration: .init(contextLength: 128))
         } throws: { error in
-            switch error as? LocalModel.Error {
-            case .unloadableModelFile(let path, _, _, _)?, .invalidModelFile(let path, _)?:
+            switch error as? GGUFFile.Error {
+            case .unloadable(let path, _, _, _)?, .invalidFile(let path, _)?:
                 return path == url.path && error.localizedDescription.contains(variant.culprit)
             default:
                 return false
@@ -106,7 +106,7 @@ struct LoadabilityTests {
             let file = try GGUFFile(contentsOf: url)
             if url.lastPathComponent.contains("mmproj") {
                 // The image tests' projector (scripts/synth-vision-model) is named for what it is.
-                guard case .unloadableModelFile(_, let key, _, let reason)? = file.loadabilityProblem else {
+                guard case .unloadable(_, let key, _, let reason)? = file.loadabilityProblem else {
                     Issue.record("\(url.lastPathComponent): \(String(describing: file.loadabilityProblem))")
                     continue
                 }

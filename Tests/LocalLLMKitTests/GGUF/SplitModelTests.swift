@@ -60,7 +60,7 @@ struct SplitModelTests {
     @Test("loading another part than the first is an error naming the first")
     func notFirstPart() async throws {
         let parts = try tinySplit(3)
-        await #expect(throws: LocalModel.Error.splitPartNotFirst(path: parts[1].path, part: 2, count: 3, firstPart: parts[0].path)) {
+        await #expect(throws: GGUFFile.Error.splitPartNotFirst(path: parts[1].path, part: 2, count: 3, firstPart: parts[0].path)) {
             _ = try await LocalModel.load(from: parts[1])
         }
     }
@@ -69,7 +69,7 @@ struct SplitModelTests {
     func missingPart() async throws {
         let parts = try tinySplit(3)
         try FileManager.default.removeItem(at: parts[2])
-        let error = await #expect(throws: LocalModel.Error.missingSplitPart(path: parts[2].path, part: 3, count: 3)) {
+        let error = await #expect(throws: GGUFFile.Error.missingSplitPart(path: parts[2].path, part: 3, count: 3)) {
             _ = try await LocalModel.load(from: parts[0])
         }
         #expect(error?.errorDescription == "part 3 of 3 of the split model is missing: \(parts[2].path)")
@@ -85,7 +85,7 @@ struct SplitModelTests {
         await #expect {
             _ = try await LocalModel.load(from: parts[0])
         } throws: { error in
-            guard case LocalModel.Error.mismatchedSplitPart(let path, let reason) = error else { return false }
+            guard case GGUFFile.Error.mismatchedSplitPart(let path, let reason) = error else { return false }
             return path == parts[1].path && reason.contains("another model")
         }
         // A part 2 of 2 under the name of part 2 of 3.
@@ -95,7 +95,7 @@ struct SplitModelTests {
         await #expect {
             _ = try await LocalModel.load(from: parts[0])
         } throws: { error in
-            guard case LocalModel.Error.mismatchedSplitPart(let path, let reason) = error else { return false }
+            guard case GGUFFile.Error.mismatchedSplitPart(let path, let reason) = error else { return false }
             return path == parts[1].path && reason.contains("part 2 of 2, expected part 2 of 3")
         }
     }
@@ -108,7 +108,7 @@ struct SplitModelTests {
         await #expect {
             _ = try await LocalModel.load(from: renamed)
         } throws: { error in
-            guard case LocalModel.Error.invalidModelFile(let path, let reason) = error else { return false }
+            guard case GGUFFile.Error.invalidFile(let path, let reason) = error else { return false }
             return path == renamed.path && reason.contains("-00001-of-00002.gguf")
         }
     }

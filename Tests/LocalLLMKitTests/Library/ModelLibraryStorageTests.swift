@@ -60,7 +60,7 @@ struct ModelLibraryStorageTests {
         await #expect {
             try await library.importModel(at: bad)
         } throws: { error in
-            guard case LocalModel.Error.invalidModelFile(let path, _) = error else { return false }
+            guard case GGUFFile.Error.invalidFile(let path, _) = error else { return false }
             return path == bad.path
         }
         #expect(try await library.models().isEmpty)

@@ -185,7 +185,7 @@ struct SpeculationTests {
             #expect(reason.contains("vocabulary") || reason.contains("token"), "\(reason)")
         }
         let missing = URL(filePath: "/nonexistent/draft.gguf")
-        await #expect(throws: LocalModel.Error.modelFileNotFound(path: missing.path)) {
+        await #expect(throws: GGUFFile.Error.fileNotFound(path: missing.path)) {
             _ = try await Self.load(.draftModel(at: missing))
         }
     }
