@@ -24,37 +24,6 @@ extension RemoteConversation {
         }
     }
 
-    /// Answers `prompt` and returns the whole response (parameters as in
-    /// ``streamResponse(to:format:options:thinking:toolPolicy:)``).
-    /// - Throws: a ``RemoteModel/Error`` (``RemoteModel/Error/unauthorized(message:)``,
-    ///   ``RemoteModel/Error/timedOut(after:)``, …), ``LocalModel/Error/invalidOption(name:reason:)``
-    ///   or ``Conversation/Error/invalidToolChoice(reason:)``.
-    public nonisolated func respond(to prompt: String, format: OutputFormat = .text, options: CompletionOptions = .init(),
-                                    thinking: Conversation.Thinking? = nil,
-                                    toolPolicy: Conversation.ToolPolicy = .init()) async throws -> ModelResponse<String> {
-        try await streamResponse(to: prompt, format: format, options: options, thinking: thinking, toolPolicy: toolPolicy).result
-    }
-
-    /// Answers `prompt` with a value of type `T`: the schema derived from `T` is described in
-    /// the prompt and sent as `response_format` (`json_schema`, strict), so a server that
-    /// enforces schemas (llama-server does, with a grammar) always returns JSON that decodes.
-    ///
-    /// ```swift
-    /// struct Verdict: Decodable, Sendable { var approved: Bool; var reason: String }
-    /// let server = try RemoteModel(baseURL: URL(string: "http://127.0.0.1:8080/v1")!, model: "qwen")
-    /// let verdict = try await RemoteConversation(model: server).respond(to: scannedText, generating: Verdict.self).content
-    /// ```
-    /// - Throws: ``OutputFormat/Error/invalidSchema(property:reason:)`` before any request for a type
-    ///   that cannot be described; ``OutputFormat/Error/incompleteOutput(raw:stopReason:)`` when the
-    ///   token limit cut the JSON short; ``OutputFormat/Error/invalidOutput(raw:reason:)`` when the
-    ///   server did not keep to the schema; a ``RemoteModel/Error``.
-    public nonisolated func respond<T: Decodable & Sendable>(to prompt: String, generating type: T.Type,
-                                                             options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
-        let response = try await respond(to: prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
-        return response.replacingContent(with: try StructuredDecoding.decode(T.self, from: response.text,
-                                                                              stopReason: response.stopReason))
-    }
-
     /// One turn, start to end: requests to the server, tool calls between them.
     private func serveTurn(_ prompt: String, request: TurnRequest, thinking: Conversation.Thinking?, flag: CancellationFlag,
                            emit: @escaping @Sendable (Conversation.Event) -> Void) async throws -> ModelResponse<String> {

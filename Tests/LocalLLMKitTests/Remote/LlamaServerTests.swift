@@ -88,6 +88,26 @@ struct RemoteLlamaServerTests {
         #expect(Set(object.keys) == ["isPrime", "reason"], "\(response.text)")
     }
 
+    @Test("one protocol: the same code asks a local conversation and a llama-server one; each answers, decodes, keeps and resets")
+    func oneProtocol() async throws {
+        let server = try await LlamaServer()
+        let model = try await LocalModel.load(from: ReferenceModel.toolCallingURL(), configuration: .init(contextLength: 1024))
+        let local = try Conversation(model: model, instructions: "Answer briefly.")
+        let remote = try RemoteConversation(model: server.model(), instructions: "Answer briefly.")
+        for conversation: any Conversation.Responding in [local, remote] {
+            let options = CompletionOptions(maximumResponseTokens: 96, sampling: .greedy)
+            let answer = try await conversation.respond(to: "Name the capital of France.", options: options)
+            #expect(answer.text.contains("Paris") && answer.stopReason == .endOfText, "\(conversation): \(answer.text)")
+            let verdict = try await conversation.respond(to: "Is 17 a prime number?", generating: Verdict.self, options: options)
+            #expect(!verdict.content.reason.isEmpty, "\(conversation)")
+            #expect(await conversation.transcript.map(\.role) == [.system, .user, .assistant, .user, .assistant])
+            #expect(await conversation.transcript.last?.content == verdict.text)
+            #expect(await conversation.turnCount == 2)
+            await conversation.reset()
+            #expect(await conversation.transcript == [.system("Answer briefly.")] && conversation.instructions == "Answer briefly.")
+        }
+    }
+
     @Test("breaking out mid-stream closes the connection: the server stops generating, the response is .cancelled")
     func cancellation() async throws {
         let server = try await LlamaServer()
