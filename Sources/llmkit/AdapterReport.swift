@@ -104,11 +104,4 @@ struct AdapterReport: Encodable {
         }
         return parts.joined(separator: ", ")
     }
-
-    enum CodingKeys: String, CodingKey {
-        case path, kind, architecture, alpha, ranks, targets, layers, width, model, problem
-        case fileSize = "file_size"
-        case tensorCount = "tensor_count"
-        case parameterCount = "parameter_count"
-    }
 }

@@ -13,22 +13,22 @@ enum Console {
         write(text, to: .standardError)
     }
 
-    /// Prints `value` as one line of compact JSON (snake-case keys), for streams of objects.
+    /// Prints `value` as one line of compact JSON (keys as ``JSONKeyPolicy`` writes them), for
+    /// streams of objects.
     static func printJSONLine(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.keyEncodingStrategy = JSONKeyPolicy.strategy
         out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
 
-    /// Prints a value as one JSON document on stdout, followed by a newline.
-    /// - Parameter snakeCaseKeys: turn property names such as `promptTokens` into `prompt_tokens`
-    ///   (leave it off when the value holds dictionaries whose keys must stay as they are).
-    static func printJSON(_ value: some Encodable, snakeCaseKeys: Bool = true) throws {
+    /// Prints a value as one JSON document on stdout (keys as ``JSONKeyPolicy`` writes them),
+    /// followed by a newline.
+    static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        if snakeCaseKeys { encoder.keyEncodingStrategy = .convertToSnakeCase }
+        encoder.keyEncodingStrategy = JSONKeyPolicy.strategy
         out(String(decoding: try encoder.encode(value), as: UTF8.self) + "\n")
     }
 

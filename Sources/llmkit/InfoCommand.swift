@@ -46,7 +46,7 @@ enum InfoCommand {
         try MediaFlags.configure(&configuration, arguments)
         let projector = LocalModel.projector(forModelAt: url, configuration: configuration)
         if arguments.has("--json") {
-            try Console.printJSON(InfoReport(file: file, problem: problem, projector: projector), snakeCaseKeys: false)
+            try Console.printJSON(InfoReport(file: file, problem: problem, projector: projector))
             if let problem { throw problem }
             return .success
         }
@@ -83,7 +83,7 @@ enum InfoCommand {
     /// Prints an adapter's report; exit status 1 when it does not fit the model it was checked against.
     private static func describe(_ report: AdapterReport, json: Bool) throws -> ExitCode {
         if json {
-            try Console.printJSON(report, snakeCaseKeys: false)
+            try Console.printJSON(report)
         } else {
             Console.printFields(report.lines)
         }
@@ -138,17 +138,5 @@ struct InfoReport: Encodable {
         loadable = problem == nil
         loadabilityProblem = problem?.localizedDescription
         generationProblem = file.generationProblem
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case path, architecture, name, quantization, metadata, devices, loadable, projector
-        case loadabilityProblem = "loadability_problem"
-        case generationProblem = "generation_problem"
-        case fileSize = "file_size"
-        case ggufVersion = "gguf_version"
-        case parameterCount = "parameter_count"
-        case trainingContextLength = "training_context_length"
-        case hasChatTemplate = "has_chat_template"
-        case tensorCount = "tensor_count"
     }
 }

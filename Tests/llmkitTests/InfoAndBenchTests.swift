@@ -24,6 +24,23 @@ struct InfoAndBenchTests {
         #expect(devices.contains { $0["kind"] as? String == "cpu" && ($0["total_memory"] as? Int ?? 0) > 0 })
     }
 
+    @Test("info --json: property names in snake_case, a file's own metadata keys exactly as the file has them")
+    func infoKeyPolicy() throws {
+        let folder = try TemporaryDirectory()
+        var builder = GGUFBuilder.tinyModel()
+        builder.set("Custom.MixedCase_keyName", .uint32(7))
+        builder.set("general.sizeLabel", .string("tiny"))
+        let url = folder.file("mixed.gguf")
+        try builder.write(to: url)
+        let output = try CommandRunner.llmkit(["info", url.path, "--json"])
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any], "\(output.stderr)")
+        let metadata = try #require(object["metadata"] as? [String: Any])
+        #expect(metadata["Custom.MixedCase_keyName"] as? Int == 7 && metadata["general.sizeLabel"] as? String == "tiny")
+        #expect(Set(object.keys).isSuperset(of: Set<String>(["file_size", "gguf_version", "parameter_count", "training_context_length",
+                                                 "has_chat_template", "tensor_count", "loadable", "devices"])), "\(object.keys)")
+        #expect(!object.keys.contains { key in key.contains { $0.isUppercase } }, "\(object.keys)")
+    }
+
     @Test("info prints a readable summary")
     func infoText() throws {
         let output = try CommandRunner.llmkit(["info"])
