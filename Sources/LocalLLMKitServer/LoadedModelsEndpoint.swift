@@ -33,7 +33,7 @@ extension ModelServer {
             ("loaded_at", held.map { .string(timestamp($0.loadedAt)) } ?? .null),
             ("last_used", held.map { .string(timestamp($0.lastUsed)) } ?? .null),
             ("context_length", .integer(model.contextLength)),
-            ("parallel_sequences", .integer(model.configuration.parallelSequences)),
+            ("parallel_sequences", .integer(model.configuration.serving.parallelSequences)),
         ])
     }
 

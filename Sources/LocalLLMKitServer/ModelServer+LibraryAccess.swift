@@ -49,7 +49,7 @@ extension ModelServer {
             }
             // A library model loads with the adapters it carries, not those of `--model`'s models.
             var configuration = library.configuration
-            configuration.adapters = entry.adapters
+            configuration.weights.adapters = entry.adapters
             let source = Source(url: entry.url, configuration: configuration)
             current[entry.id] = try? await BlockingWorkPool.shared.run { try ServedEntry(id: name, source: source, residency: residency) }
         }

@@ -19,9 +19,9 @@ import Synchronization
 /// await server.stop(drainingFor: .seconds(10))
 /// ```
 ///
-/// Requests generate on the model's sequences (``LocalModel/Configuration/parallelSequences``),
+/// Requests generate on the model's sequences (``LocalModel/Configuration/Serving/parallelSequences``),
 /// batched together; past them they wait in the model's queue
-/// (``LocalModel/Configuration/maximumQueuedRequests``), and past that they get `429` with
+/// (``LocalModel/Configuration/Serving/maximumQueuedRequests``), and past that they get `429` with
 /// `Retry-After`. A client that disconnects cancels its generation within one decode step.
 public final class ModelServer: Sendable {
     /// The settings it was started with.

@@ -64,7 +64,7 @@ final class ServedEntry: Sendable {
 
     /// The LoRA adapters it is loaded with.
     var adapters: [LocalModel.Configuration.Adapter] {
-        fixed?.model.configuration.adapters ?? source?.configuration.adapters ?? []
+        fixed?.model.configuration.weights.adapters ?? source?.configuration.weights.adapters ?? []
     }
 
     /// The scales its adapters generate with now (while it is not loaded: what it will load with).

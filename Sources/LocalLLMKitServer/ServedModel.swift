@@ -9,7 +9,7 @@ struct ServedModel: Sendable {
     let template: ChatTemplate
     let vocabularySize: Int
     /// How many LoRA adapters it was loaded with (the ids of llama-server's `lora` lists).
-    var adapterCount: Int { model.configuration.adapters.count }
+    var adapterCount: Int { model.configuration.weights.adapters.count }
 
     init(id: String, model: LocalModel, chatTemplate: String? = nil) throws {
         self.id = id

@@ -113,7 +113,7 @@ extension ModelServer {
             let model = served.model
             // Published by the model's thread: read without waiting for its current step.
             let load = model.loadGauges.current
-            loads.append(.init(id: served.id, waiting: load.waiting, busy: load.busy, sequences: model.configuration.parallelSequences,
+            loads.append(.init(id: served.id, waiting: load.waiting, busy: load.busy, sequences: model.configuration.serving.parallelSequences,
                                embedding: (load.embeddingRunning, load.embeddingWaiting, load.embeddingUnits, load.embeddingTokens)))
         }
         let inFlight = requestsInFlight

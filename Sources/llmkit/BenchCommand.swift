@@ -200,9 +200,9 @@ struct BenchReport: Encodable {
         nUbatch = measurement.microBatchSize
         nThreads = measurement.threads
         nGpuLayers = model.gpuLayerCount
-        typeK = model.configuration.keyCacheType.rawValue
-        typeV = model.configuration.valueCacheType.rawValue
-        flashAttn = model.configuration.flashAttention.rawValue
+        typeK = model.configuration.context.keyCacheType.rawValue
+        typeV = model.configuration.context.valueCacheType.rawValue
+        flashAttn = model.configuration.context.flashAttention.rawValue
         devices = ComputeDevice.all
         gpuInfo = devices.filter(\.isGPU).map(\.summary).joined(separator: ", ")
         nPrompt = measurement.test.promptTokens

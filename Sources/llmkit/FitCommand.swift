@@ -45,8 +45,8 @@ enum FitCommand {
             url = try LocalModel.defaultModelURL()
         }
         var configuration = try ModelOptions.configuration(arguments)
-        configuration.parallelSequences = try arguments.integer("--parallel", in: 1...256) ?? 1
-        configuration.batchSize = max(configuration.batchSize, configuration.parallelSequences)
+        configuration.serving.parallelSequences = try arguments.integer("--parallel", in: 1...256) ?? 1
+        configuration.context.batchSize = max(configuration.context.batchSize, configuration.serving.parallelSequences)
         configuration.memoryFit = try memoryFit(arguments)
         let plan = try await LocalModel.memoryPlan(for: url, configuration: configuration)
         if arguments.has("--json") {

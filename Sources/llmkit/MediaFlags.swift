@@ -21,9 +21,9 @@ enum MediaFlags {
     static func configure(_ configuration: inout LocalModel.Configuration, _ arguments: ParsedArguments) throws {
         if arguments.has("--no-mmproj") {
             guard arguments.value("--mmproj") == nil else { throw UsageError(message: "--mmproj and --no-mmproj contradict each other") }
-            configuration.projector = .none
+            configuration.weights.projector = .none
         } else if let path = arguments.value("--mmproj") {
-            configuration.projector = .file(URL(filePath: path))
+            configuration.weights.projector = .file(URL(filePath: path))
         }
     }
 

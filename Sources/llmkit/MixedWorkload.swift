@@ -48,10 +48,10 @@ enum MixedWorkload {
 
     static func run(_ arguments: ParsedArguments, clients: Int) async throws -> ExitCode {
         var configuration = try ModelOptions.configuration(arguments)
-        configuration.parallelSequences = clients
-        configuration.batchSize = max(configuration.batchSize, clients)
+        configuration.serving.parallelSequences = clients
+        configuration.context.batchSize = max(configuration.context.batchSize, clients)
         let duration = Double(try arguments.integer("--duration", in: 5...3600) ?? 40)
-        if configuration.contextLength == nil {
+        if configuration.context.length == nil {
             // Room for the longest prompt and answer, and no more: llama.cpp places new cells after
             // the last ones used, so a larger cache spreads the sequences over more cells, and
             // every token attends over all of them.
@@ -60,7 +60,7 @@ enum MixedWorkload {
             let longest = try (0..<clients).flatMap { client in
                 try (0..<12).map { try vocabulary.tokenize(prompt(client: client, index: $0)).count }
             }.max() ?? 0
-            configuration.contextLength = longest + 110      // answers of up to 96 tokens, longer request numbers
+            configuration.context.length = longest + 110      // answers of up to 96 tokens, longer request numbers
         }
         let model = try await ModelOptions.load(arguments, configuration: configuration)
         _ = try await model.complete("Warm-up.", options: .init(maximumResponseTokens: 2))

@@ -125,7 +125,7 @@ enum ModelOptions {
     static func locate(_ name: String, addingAdaptersTo configuration: inout LocalModel.Configuration) async throws -> URL {
         switch try await target(name) {
         case .entry(let entry):
-            configuration.adapters = entry.adapters + configuration.adapters
+            configuration.weights.adapters = entry.adapters + configuration.weights.adapters
             return entry.url
         case .file(let url):
             return url
@@ -158,19 +158,19 @@ enum ModelOptions {
     /// The load configuration from the shared flags.
     static func configuration(_ arguments: ParsedArguments) throws -> LocalModel.Configuration {
         var configuration = LocalModel.Configuration()
-        configuration.threads = try arguments.integer("--threads", in: 1...1024)
-        configuration.contextLength = try arguments.integer("--context", in: 1...(1 << 24))
-        configuration.gpuLayers = try arguments.integer("--gpu-layers", in: 0...100_000)
+        configuration.context.threads = try arguments.integer("--threads", in: 1...1024)
+        configuration.context.length = try arguments.integer("--context", in: 1...(1 << 24))
+        configuration.weights.gpuLayers = try arguments.integer("--gpu-layers", in: 0...100_000)
         if arguments.has("--kv-unified") && arguments.has("--no-kv-unified") {
             throw UsageError(message: "--kv-unified and --no-kv-unified contradict each other")
         }
-        if arguments.has("--kv-unified") { configuration.cacheLayout = .unified }
-        if arguments.has("--no-kv-unified") { configuration.cacheLayout = .perSequence }
+        if arguments.has("--kv-unified") { configuration.context.cacheLayout = .unified }
+        if arguments.has("--no-kv-unified") { configuration.context.cacheLayout = .perSequence }
         if arguments.has("--fit") { configuration.memoryFit = .automatic }
-        configuration.rpcServers = try rpcServers(arguments)
-        configuration.tensorSplit = try tensorSplit(arguments)
+        configuration.weights.rpcServers = try rpcServers(arguments)
+        configuration.weights.tensorSplit = try tensorSplit(arguments)
         try configureCache(&configuration, arguments)
-        configuration.adapters = try adapters(arguments)
+        configuration.weights.adapters = try adapters(arguments)
         try configureControlVectors(&configuration, arguments)
         try MediaFlags.configure(&configuration, arguments)
         return configuration
@@ -185,13 +185,13 @@ enum ModelOptions {
     /// `--control-vector FILE[:SCALE],…`, `--control-vector-scaled FILE:SCALE,…` and
     /// `--control-vector-layer-range START END`, as llama.cpp takes them.
     static func configureControlVectors(_ configuration: inout LocalModel.Configuration, _ arguments: ParsedArguments) throws {
-        configuration.controlVectors = try scaledFiles(arguments, "--control-vector", "--control-vector-scaled")
+        configuration.weights.controlVectors = try scaledFiles(arguments, "--control-vector", "--control-vector-scaled")
             .map { .init(url: $0.url, scale: $0.scale) }
         guard let range = try arguments.integerList("--control-vector-layer-range", in: 1...100_000) else { return }
         guard range.count == 2, range[0] <= range[1] else {
             throw UsageError(message: "--control-vector-layer-range takes START END, the first layer and the last (START ≤ END)")
         }
-        configuration.controlVectorLayers = range[0]...range[1]
+        configuration.weights.controlVectorLayers = range[0]...range[1]
     }
 
     /// The files of `plain` (`FILE[:SCALE],…`: a suffix that reads as a number is a scale,
@@ -229,15 +229,15 @@ enum ModelOptions {
             }
             return type
         }
-        configuration.keyCacheType = try cacheType("--cache-type-k") ?? .f16
-        configuration.valueCacheType = try cacheType("--cache-type-v") ?? .f16
+        configuration.context.keyCacheType = try cacheType("--cache-type-k") ?? .f16
+        configuration.context.valueCacheType = try cacheType("--cache-type-v") ?? .f16
         if let value = arguments.value("--flash-attn") {
             let spellings: [String: LocalModel.Configuration.FlashAttention] = ["on": .on, "1": .on, "off": .off, "0": .off, "auto": .auto]
             guard let setting = spellings[value.lowercased()] else { throw UsageError(message: "--flash-attn takes on, off or auto, not \(value)") }
-            configuration.flashAttention = setting
+            configuration.context.flashAttention = setting
         }
-        if configuration.valueCacheType.isQuantized && configuration.flashAttention == .off {
-            throw UsageError(message: "--cache-type-v \(configuration.valueCacheType.rawValue) needs flash attention, which --flash-attn off "
+        if configuration.context.valueCacheType.isQuantized && configuration.context.flashAttention == .off {
+            throw UsageError(message: "--cache-type-v \(configuration.context.valueCacheType.rawValue) needs flash attention, which --flash-attn off "
                              + "turns off: give --flash-attn on (or auto), or leave --cache-type-v f16")
         }
     }
@@ -247,7 +247,7 @@ enum ModelOptions {
     static func load(_ arguments: ParsedArguments, configuration: LocalModel.Configuration? = nil) async throws -> LocalModel {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         var configuration = try configuration ?? self.configuration(arguments)
-        if !configuration.speculation.isEnabled { configuration.speculation = try await SpeculationFlags.speculation(arguments) }
+        if !configuration.serving.speculation.isEnabled { configuration.serving.speculation = try await SpeculationFlags.speculation(arguments) }
         let url = if let name = arguments.value("--model") {
             try await locate(name, addingAdaptersTo: &configuration)
         } else {

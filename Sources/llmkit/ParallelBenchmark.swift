@@ -31,9 +31,9 @@ enum ParallelBenchmark {
     static func configuration(_ arguments: ParsedArguments, sequences: [Int], promptTokens: Int, generatedTokens: Int) throws
         -> LocalModel.Configuration {
         var configuration = try ModelOptions.configuration(arguments)
-        configuration.parallelSequences = sequences.max() ?? 1
-        configuration.batchSize = max(configuration.batchSize, configuration.parallelSequences)
-        if configuration.contextLength == nil { configuration.contextLength = promptTokens + generatedTokens + 1 }
+        configuration.serving.parallelSequences = sequences.max() ?? 1
+        configuration.context.batchSize = max(configuration.context.batchSize, configuration.serving.parallelSequences)
+        if configuration.context.length == nil { configuration.context.length = promptTokens + generatedTokens + 1 }
         return configuration
     }
 
@@ -48,8 +48,8 @@ enum ParallelBenchmark {
         // llama-batched-bench warms up with one decode; one short request does the same here.
         _ = try await model.measureParallelThroughput(promptTokens: min(16, prompt), generatedTokens: 1, sequences: 1)
         if !jsonl {
-            Console.out("\nllmkit bench --parallel: n_kv_max = \(model.contextLength * configuration.parallelSequences), "
-                        + "n_batch = \(configuration.batchSize), n_ubatch = \(configuration.microBatchSize), "
+            Console.out("\nllmkit bench --parallel: n_kv_max = \(model.contextLength * configuration.serving.parallelSequences), "
+                        + "n_batch = \(configuration.context.batchSize), n_ubatch = \(configuration.context.microBatchSize), "
                         + "n_gpu_layers = \(model.gpuLayerCount), n_threads = \(configuration.effectiveThreads), "
                         + "kv_unified = \(configuration.cacheLayoutInEffect == .unified ? 1 : 0)\n\n")
             Console.out(table.header)
@@ -86,8 +86,8 @@ enum ParallelBenchmark {
     }
 
     static func line(_ result: LocalModel.ParallelThroughput, model: LocalModel, configuration: LocalModel.Configuration) -> Line {
-        Line(nKvMax: model.contextLength * configuration.parallelSequences, nBatch: configuration.batchSize,
-             nUbatch: min(configuration.microBatchSize, configuration.batchSize), flashAttn: -1, isPpShared: 0,
+        Line(nKvMax: model.contextLength * configuration.serving.parallelSequences, nBatch: configuration.context.batchSize,
+             nUbatch: min(configuration.context.microBatchSize, configuration.context.batchSize), flashAttn: -1, isPpShared: 0,
              nGpuLayers: model.gpuLayerCount, nThreads: configuration.effectiveThreads,
              nThreadsBatch: configuration.effectiveThreads, pp: result.promptTokens, tg: result.generatedTokens,
              pl: result.sequences, nKv: result.cacheCells, tPp: result.promptSeconds, speedPp: result.promptTokensPerSecond,

@@ -91,9 +91,9 @@ enum ServeCommand {
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         var configuration = try ModelOptions.configuration(arguments)
-        configuration.parallelSequences = try arguments.integer("--parallel", in: 1...256) ?? 4
-        configuration.maximumQueuedRequests = try arguments.integer("--queue", in: 0...65536) ?? 64
-        configuration.batchSize = max(configuration.batchSize, configuration.parallelSequences)
+        configuration.serving.parallelSequences = try arguments.integer("--parallel", in: 1...256) ?? 4
+        configuration.serving.maximumQueuedRequests = try arguments.integer("--queue", in: 0...65536) ?? 64
+        configuration.context.batchSize = max(configuration.context.batchSize, configuration.serving.parallelSequences)
         var server = ModelServer.Configuration()
         server.host = arguments.value("--host") ?? server.host
         server.port = try arguments.integer("--port", in: 0...65535) ?? server.port
@@ -141,7 +141,7 @@ enum ServeCommand {
             if let alias { id = alias }
             guard models[id] == nil else { throw UsageError(message: "two models are named '\(id)'; name them with NAME=MODEL") }
             // An embedding model generates nothing to speculate on.
-            if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.speculation = speculation }
+            if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.serving.speculation = speculation }
             models[id] = ModelServer.Source(url: url, configuration: modelConfiguration, chatTemplate: chatTemplate)
             // Loaded now, so that a model (or a chat template) that cannot load stops the server before it listens.
             let loaded = try await residency.model(at: url, configuration: modelConfiguration)
@@ -155,7 +155,7 @@ enum ServeCommand {
         let running = try await ModelServer(sources: models, residency: residency, library: library, configuration: server)
         let (stopRequests, stop) = AsyncStream<Void>.makeStream()
         Console.message("llmkit serve: listening on \(running.baseURL.absoluteString) (models: \(models.keys.sorted().joined(separator: ", ")); "
-                        + "\(configuration.parallelSequences) sequences and a queue of \(configuration.maximumQueuedRequests) each"
+                        + "\(configuration.serving.parallelSequences) sequences and a queue of \(configuration.serving.maximumQueuedRequests) each"
                         + (speculation.isEnabled ? "; speculation: \(speculation))" : ")"))
         await InterruptHandler.shared.whileRunning(cancel: { stop.yield() }) {
             for await _ in stopRequests { break }

@@ -55,7 +55,7 @@ enum SpeculativeBenchmark {
         // run two OpenMP thread teams on the same cores, and libgomp then stops spinning at
         // ggml's barriers, which slows both (docs/PERFORMANCE.md has the measurement).
         var configuration = try ModelOptions.configuration(arguments)
-        configuration.speculation = speculation
+        configuration.serving.speculation = speculation
         let model = try await ModelOptions.load(arguments, configuration: configuration)
         let options = CompletionOptions.greedy(maximumResponseTokens: maximumTokens)
         var plainOptions = options

@@ -23,7 +23,7 @@ import Foundation
 /// ```
 ///
 /// A conversation keeps its transcript; its turns generate on one of the model's sequences
-/// (``LocalModel/Configuration/parallelSequences``), alongside other conversations and
+/// (``LocalModel/Configuration/Serving/parallelSequences``), alongside other conversations and
 /// completions, so conversations cost no memory of their own. A new turn evaluates only the
 /// tokens after the longest prefix already in the model's cache (usually its own previous
 /// turn). The turns of one conversation run one at a time, in order. A cancelled or failed

@@ -154,8 +154,8 @@ public actor LoadedModels {
         var planning = key.configuration
         if planning.memoryFit == nil {
             let training = try GGUFFile(modelAt: url).trainingContextLength ?? LocalModel.Configuration.defaultContextLength
-            planning.contextLength = planning.contextLength ?? min(training, LocalModel.Configuration.defaultContextLength)
-            planning.gpuLayers = planning.gpuLayers ?? 100_000
+            planning.context.length = planning.context.length ?? min(training, LocalModel.Configuration.defaultContextLength)
+            planning.weights.gpuLayers = planning.weights.gpuLayers ?? 100_000
             planning.memoryFit = .init(margin: 0, reusesPlans: false)      // a measurement, not a plan to keep
         }
         let plan = try await LocalModel.memoryPlan(for: url, configuration: planning)

@@ -121,8 +121,8 @@ extension LocalModel {
             let elapsed = ContinuousClock.now - start
             samples.append(UInt64(elapsed.components.seconds) * 1_000_000_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000))
         }
-        return LocalModel.ThroughputMeasurement(test: test, threads: threadCount, batchSize: configuration.batchSize,
-                                     microBatchSize: min(configuration.microBatchSize, configuration.batchSize),
+        return LocalModel.ThroughputMeasurement(test: test, threads: threadCount, batchSize: configuration.context.batchSize,
+                                     microBatchSize: min(configuration.context.microBatchSize, configuration.context.batchSize),
                                      samplesNanoseconds: samples)
     }
 }

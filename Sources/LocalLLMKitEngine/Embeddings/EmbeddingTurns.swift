@@ -1,6 +1,6 @@
 /// Embedding requests of one model take turns, first come first served: one embeds while the
 /// others wait, so that their units never pile up between two generation steps. Waiting requests
-/// count against the model's queue bound (``LocalModel/Configuration/maximumQueuedRequests``),
+/// count against the model's queue bound (``LocalModel/Configuration/Serving/maximumQueuedRequests``),
 /// with generation requests waiting for a sequence.
 ///
 /// Owned by the ``LocalModel`` actor, on the model's executor.

@@ -31,7 +31,7 @@ extension LocalModel {
     /// decodes are units of bounded size (a decoder splits a long text over several), and while
     /// requests generate, one unit sized to about half a generation step runs between two steps.
     /// Embedding requests take turns, and those waiting count against
-    /// ``Configuration/maximumQueuedRequests``. Cancelling the calling task stops within one decode.
+    /// ``LocalModel/Configuration/Serving/maximumQueuedRequests``. Cancelling the calling task stops within one decode.
     /// - Parameters:
     ///   - texts: what to embed; an empty text is fine when the model adds special tokens.
     ///   - options: pooling, normalisation and truncation.
@@ -42,7 +42,7 @@ extension LocalModel {
         let clock = ContinuousClock()
         let start = clock.now
         guard !texts.isEmpty else { throw EmbeddingError.emptyInput }
-        guard !configuration.vocabularyOnly else {
+        guard !configuration.weights.vocabularyOnly else {
             throw EmbeddingError.unsupportedModel(path: url.path, reason: "it was loaded with vocabularyOnly, without its weights")
         }
         let pooling = try resolvedPooling(options.pooling)
@@ -130,7 +130,7 @@ extension LocalModel {
             return
         }
         let queued = (existingScheduler?.queuedCount ?? 0) + embeddingTurns.waitingCount
-        if queued >= configuration.maximumQueuedRequests { throw LocalModel.Error.busy(queuedRequests: queued) }
+        if queued >= configuration.serving.maximumQueuedRequests { throw LocalModel.Error.busy(queuedRequests: queued) }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Swift.Error>) in
                 embeddingTurns.wait(ticket, continuation)
@@ -211,7 +211,7 @@ extension LocalModel {
         }
         let context = try EmbeddingContext(model: handle, pooling: pooling, causal: isCausal,
                                            textCapacity: embeddingInputLimit, threads: threads,
-                                           flashAttention: configuration.flashAttention)
+                                           flashAttention: configuration.context.flashAttention)
         embeddingContexts[pooling] = context
         return context
     }

@@ -65,7 +65,7 @@ extension LocalModel {
     /// (`cls.output.weight`, or `cls.weight`) on a non-causal encoder. Without a head, llama.cpp
     /// would return the hidden state's first number as a score.
     private nonisolated func checkRankingHead() throws {
-        guard !configuration.vocabularyOnly else {
+        guard !configuration.weights.vocabularyOnly else {
             throw EmbeddingError.cannotRank(path: url.path, reason: "it was loaded with vocabularyOnly, without its weights")
         }
         guard file.tensors.contains(where: { $0.name == "cls.output.weight" || $0.name == "cls.weight" }) else {

@@ -16,7 +16,7 @@ public struct CompletionOptions: Sendable, Equatable {
     /// escapes respected); the stop reason is then ``StopReason/endOfText``. Useful without a grammar.
     public var stopsAtBalancedJSON: Bool
     /// Whether the request drafts with its model's speculation
-    /// (``LocalModel/Configuration/speculation``); false decodes one token per step. For a
+    /// (``LocalModel/Configuration/Serving/speculation``); false decodes one token per step. For a
     /// request whose drafts would seldom be accepted (high temperature, free text with prompt
     /// lookup), or to compare both ways on one model. Without speculation it changes nothing.
     public var speculates: Bool
@@ -26,7 +26,7 @@ public struct CompletionOptions: Sendable, Equatable {
     /// llama-server's `logprobs` are.
     public var logProbabilityAlternatives: Int?
     /// The scale of each of the model's LoRA adapters for this request, one per adapter of
-    /// ``LocalModel/Configuration/adapters`` in that order (0 turns one off); nil: the model's
+    /// ``LocalModel/Configuration/Weights/adapters`` in that order (0 turns one off); nil: the model's
     /// scales now (``LocalModel/adapterScales``). Requests with other scales than those decoding
     /// take turns with them (llama.cpp applies adapters to a whole batch), and
     /// reuse only cache that was computed with their own scales.

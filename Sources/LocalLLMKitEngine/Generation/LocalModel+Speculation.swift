@@ -10,7 +10,7 @@ extension LocalModel.Configuration {
     ///
     /// On the CPU they are equal bit for bit (measured with the tests' models) for a draft of
     /// up to 6 tokens while attention covers fewer than 512 cache cells, with the weights in
-    /// the file's layout (``LocalModel/Configuration/repacksWeights``, false by default with
+    /// the file's layout (``LocalModel/Configuration/Weights/repacksWeights``, false by default with
     /// speculation): greedy output is then byte-identical to the same model's without
     /// speculation, loaded with `repacksWeights: false`. Past those shapes, ggml's CPU kernels
     /// sum one query and several in different orders, so a near tie between two tokens can go

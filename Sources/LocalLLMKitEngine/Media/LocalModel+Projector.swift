@@ -58,7 +58,7 @@ extension LocalModel {
         guard let file = try? GGUFFile(contentsOf: url) else { return nil }
         let architecture = file.metadata["general.architecture"]?.stringValue ?? ""
         let width = file.metadata["\(architecture).embedding_length"]?.intValue ?? 0
-        guard let projector = configuration.projector.resolved(besides: url, width: width),
+        guard let projector = configuration.weights.projector.resolved(besides: url, width: width),
               let header = try? GGUFFile(contentsOf: projector) else { return nil }
         func flag(_ key: String) -> Bool {
             if case .bool(true) = header.metadata[key] { return true }
@@ -82,7 +82,7 @@ extension LocalModel {
     package nonisolated func multimodalPrompt(_ segments: [PromptSegment], marker: String,
                                               attachments: [MediaAttachment]) throws -> MultimodalPrompt {
         guard let projector else { throw Error.noProjector(path: url.path) }
-        let limits = configuration.mediaLimits
+        let limits = configuration.serving.mediaLimits
         guard attachments.count <= limits.count else {
             throw MediaAttachment.Error.tooMany(count: attachments.count, limit: limits.count)
         }

@@ -4,9 +4,9 @@ extension LocalModel.Configuration {
     /// Fits the context length and the GPU layers to the memory that is free on this machine,
     /// with llama.cpp's own fitting (`common_fit_params`, as llama-server's `--fit`):
     ///
-    /// - a nil ``LocalModel/Configuration/contextLength`` becomes the longest context that fits,
+    /// - a nil ``LocalModel/Configuration/Context/length`` becomes the longest context that fits,
     ///   at most the model's training length and at least ``minimumContextLength``;
-    /// - a nil ``LocalModel/Configuration/gpuLayers`` becomes as many layers as fit the GPUs;
+    /// - a nil ``LocalModel/Configuration/Weights/gpuLayers`` becomes as many layers as fit the GPUs;
     /// - values given by hand are kept;
     /// - a model that cannot fit at all is refused before its weights are read, with the
     ///   numbers (``LocalModel/Error/insufficientMemory(path:device:required:available:)``).

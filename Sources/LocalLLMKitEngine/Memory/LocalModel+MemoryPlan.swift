@@ -42,7 +42,7 @@ extension LocalModel {
         public var layerCount: Int
         /// The model's training context length.
         public var trainingContextLength: Int
-        /// Sequences the context holds (``Configuration/parallelSequences``).
+        /// Sequences the context holds (``LocalModel/Configuration/Serving/parallelSequences``).
         public var sequences: Int
         /// Every device that would hold part of the model, then the host.
         public var devices: [Device]

@@ -40,12 +40,12 @@ struct MemoryPlanCache {
         let fingerprint = try ModelFingerprint(file)
         let hardware = ComputeDevice.all.map { "\($0.name):\($0.totalMemory)" }.joined(separator: ",")
         let settings: [String] = [
-            "\(configuration.parallelSequences)", configuration.cacheLayoutInEffect.rawValue,
-            configuration.contextLength.map(String.init) ?? "fit", configuration.gpuLayers.map(String.init) ?? "fit",
-            "\(configuration.batchSize)/\(configuration.microBatchSize)", "\(configuration.usesFullSlidingWindowCache)",
-            "\(configuration.repacksWeightsInEffect)", "\(configuration.speculation.source == .multiTokenPrediction)",
+            "\(configuration.serving.parallelSequences)", configuration.cacheLayoutInEffect.rawValue,
+            configuration.context.length.map(String.init) ?? "fit", configuration.weights.gpuLayers.map(String.init) ?? "fit",
+            "\(configuration.context.batchSize)/\(configuration.context.microBatchSize)", "\(configuration.context.usesFullSlidingWindowCache)",
+            "\(configuration.repacksWeightsInEffect)", "\(configuration.serving.speculation.source == .multiTokenPrediction)",
             "\(fit.margin)", "\(fit.minimumContextLength)",
-            "\(configuration.keyCacheType.rawValue)/\(configuration.valueCacheType.rawValue)/\(configuration.flashAttention.rawValue)",
+            "\(configuration.context.keyCacheType.rawValue)/\(configuration.context.valueCacheType.rawValue)/\(configuration.context.flashAttention.rawValue)",
         ]
         return "\(fingerprint.headerDigest)/\(fingerprint.fileSize) \(hardware) \(settings.joined(separator: " "))"
     }

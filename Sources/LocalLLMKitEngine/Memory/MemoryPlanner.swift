@@ -20,8 +20,8 @@ package enum MemoryPlanner {
             return kept
         }
         let measurer = Measurer(file: file, configuration: configuration, fit: fit)
-        let probe = try measurer.project(contextLength: configuration.contextLength ?? measurer.minimumContext,
-                                         gpuLayers: configuration.gpuLayers)
+        let probe = try measurer.project(contextLength: configuration.context.length ?? measurer.minimumContext,
+                                         gpuLayers: configuration.weights.gpuLayers)
         let plan = try measurer.fit(probe: probe)
         if fit.reusesPlans, plan.fits { cache.store(plan, for: key) }
         return plan
@@ -34,10 +34,10 @@ package enum MemoryPlanner {
                                 fit: LocalModel.Configuration.MemoryFit, reason: String) throws -> LocalModel.MemoryPlan? {
         var smaller = plan
         let minimum = min(fit.minimumContextLength, plan.trainingContextLength)
-        if configuration.contextLength == nil, plan.contextLength > minimum {
+        if configuration.context.length == nil, plan.contextLength > minimum {
             smaller.contextLength = max(minimum, plan.contextLength / 2 / 256 * 256)
             smaller.reasons.append("loading at \(plan.contextLength) tokens failed (\(reason)): halved to \(smaller.contextLength)")
-        } else if configuration.gpuLayers == nil, plan.gpuLayers > 0 {
+        } else if configuration.weights.gpuLayers == nil, plan.gpuLayers > 0 {
             smaller.gpuLayers = plan.gpuLayers * 3 / 4
             smaller.reasons.append("loading with \(plan.gpuLayers) GPU layers failed (\(reason)): \(smaller.gpuLayers) now")
         } else {
@@ -67,7 +67,7 @@ private struct Measurer {
         self.file = file
         self.configuration = configuration
         self.fit = fit
-        sequences = configuration.parallelSequences
+        sequences = configuration.serving.parallelSequences
         trainingContext = max(file.trainingContextLength ?? LocalModel.Configuration.defaultContextLength, 1)
         hostAvailable = min(SystemMemory.availableBytes, fit.availableMemory ?? .max)
     }
@@ -81,7 +81,7 @@ private struct Measurer {
         var model = configuration.modelParameters()
         model.n_gpu_layers = gpuLayers.map { Int32(clamping: $0) } ?? -1
         var context = configuration.contextParameters(contextLength: contextLength * sequences, sequences: sequences,
-                                                      fullSlidingWindowCache: configuration.usesFullSlidingWindowCache,
+                                                      fullSlidingWindowCache: configuration.context.usesFullSlidingWindowCache,
                                                       threads: configuration.effectiveThreads)
         var result = llmkit_memory_projection()
         var error: llmkit_error?
@@ -110,17 +110,17 @@ private struct Measurer {
 
     /// Fits what the configuration leaves open, checks the result and explains it.
     func fit(probe: Projection) throws -> LocalModel.MemoryPlan {
-        var contextLength = configuration.contextLength ?? minimumContext
-        var gpuLayers = configuration.gpuLayers ?? (LlamaRuntime.supportsGPUOffload ? probe.layerCount : 0)
+        var contextLength = configuration.context.length ?? minimumContext
+        var gpuLayers = configuration.weights.gpuLayers ?? (LlamaRuntime.supportsGPUOffload ? probe.layerCount : 0)
         var reasons: [String] = []
-        if configuration.contextLength == nil || (configuration.gpuLayers == nil && LlamaRuntime.supportsGPUOffload) {
+        if configuration.context.length == nil || (configuration.weights.gpuLayers == nil && LlamaRuntime.supportsGPUOffload) {
             (contextLength, gpuLayers) = try fitOpenValues(probe: probe)
         }
         var projection = try project(contextLength: contextLength, gpuLayers: gpuLayers)
         // llama.cpp interpolates the context; below its batch size the compute buffers shrink,
         // so check the choice and step down while it overshoots.
         var steps = 0
-        while !fits(projection), configuration.contextLength == nil, contextLength > minimumContext, steps < 8 {
+        while !fits(projection), configuration.context.length == nil, contextLength > minimumContext, steps < 8 {
             contextLength = max(minimumContext, (contextLength - max(256, contextLength / 8)) / 256 * 256)
             projection = try project(contextLength: contextLength, gpuLayers: gpuLayers)
             steps += 1
@@ -144,10 +144,10 @@ private struct Measurer {
     /// the plan may use.
     private func fitOpenValues(probe: Projection) throws -> (contextLength: Int, gpuLayers: Int) {
         var model = configuration.modelParameters()
-        model.n_gpu_layers = configuration.gpuLayers.map { Int32(clamping: $0) } ?? -1
+        model.n_gpu_layers = configuration.weights.gpuLayers.map { Int32(clamping: $0) } ?? -1
         var context = configuration.contextParameters(
-            contextLength: (configuration.contextLength ?? 0) * sequences, sequences: sequences,
-            fullSlidingWindowCache: configuration.usesFullSlidingWindowCache, threads: configuration.effectiveThreads)
+            contextLength: (configuration.context.length ?? 0) * sequences, sequences: sequences,
+            fullSlidingWindowCache: configuration.context.usesFullSlidingWindowCache, threads: configuration.effectiveThreads)
         // For each of the model's devices (for a build without any: the host), the margin plus what
         // the device reports beyond what the plan may use.
         let modelDevices = probe.devices.indices.filter { !probe.devices[$0].isHost }
@@ -165,7 +165,7 @@ private struct Measurer {
                                                    reason: "llama.cpp could not fit it: \(Bridge.take(error) ?? "unknown")")
         }
         llmkit_fit_free(handle)
-        let chosenContext = configuration.contextLength
+        let chosenContext = configuration.context.length
             ?? min(trainingContext, max(minimumContext, Int(context.n_ctx) / sequences))
         let layers = model.n_gpu_layers < 0 ? probe.layerCount : min(Int(model.n_gpu_layers), probe.layerCount)
         return (chosenContext, LlamaRuntime.supportsGPUOffload ? layers : 0)
@@ -180,7 +180,7 @@ private struct Measurer {
     }
 
     private func contextReason(_ length: Int, projection: Projection) -> String {
-        if configuration.contextLength != nil { return "context length \(length) per sequence: given" }
+        if configuration.context.length != nil { return "context length \(length) per sequence: given" }
         if length >= trainingContext { return "context length \(length) per sequence: the model's training length, which fits" }
         if length <= minimumContext {
             return "context length \(length) per sequence: the minimum (\(fit.minimumContextLength), at most the training length)"
@@ -192,7 +192,7 @@ private struct Measurer {
 
     private func layerReason(_ layers: Int, layerCount: Int) -> String {
         if !LlamaRuntime.supportsGPUOffload { return "GPU layers: none (this build of llama.cpp has no GPU backend)" }
-        if configuration.gpuLayers != nil { return "GPU layers: \(layers) of \(layerCount), given" }
+        if configuration.weights.gpuLayers != nil { return "GPU layers: \(layers) of \(layerCount), given" }
         if layers >= layerCount { return "GPU layers: all \(layerCount) fit" }
         return "GPU layers: \(layers) of \(layerCount), the most that fit with \(mebibytes(fit.margin)) free on each GPU"
     }

@@ -53,7 +53,7 @@ package enum LlamaRuntime {
 
     /// Whether this machine has a GPU (CUDA, Metal, Vulkan…, discrete or integrated) to offload
     /// layers to. Not `llama_supports_gpu_offload`, which is also true for any build with the RPC
-    /// backend: remote devices are a model's own (``LocalModel/Configuration/rpcServers``).
+    /// backend: remote devices are a model's own (``LocalModel/Configuration/Weights/rpcServers``).
     package static var supportsGPUOffload: Bool {
         ensureInitialized()
         return ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU) != nil

@@ -3,7 +3,7 @@ extension LocalModel.Configuration {
     ///
     /// Both layouts hold ``contextLength`` tokens for each sequence and reuse a cached prefix
     /// across requests; they differ in what attention covers and in how a prefix is reused.
-    /// Without one chosen (``LocalModel/Configuration/cacheLayout`` nil), the CPU uses
+    /// Without one chosen (``LocalModel/Configuration/Context/cacheLayout`` nil), the CPU uses
     /// ``perSequence`` and a GPU ``unified``: each what was measured faster there (docs/PERFORMANCE.md).
     ///
     /// ```swift

@@ -71,10 +71,10 @@ extension LocalModel.Configuration {
     /// Checks the cache types against the flash attention setting.
     /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)``.
     func validateCacheTypes() throws {
-        if valueCacheType.isQuantized && flashAttention == .off {
+        if context.valueCacheType.isQuantized && context.flashAttention == .off {
             throw LocalModel.Error.invalidOption(
                 name: "valueCacheType",
-                reason: "a quantized value cache (\(valueCacheType.rawValue)) needs flash attention, which flashAttention .off turns off; "
+                reason: "a quantized value cache (\(context.valueCacheType.rawValue)) needs flash attention, which flashAttention .off turns off; "
                     + "use .on or .auto, or an f16 value cache")
         }
     }
@@ -85,7 +85,7 @@ extension LocalModel.Configuration {
     /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)``.
     func validateCacheTypes(for file: GGUFFile) throws {
         let sizes = file.attentionHeadSizes
-        for (name, type, heads) in [("keyCacheType", keyCacheType, sizes.keys), ("valueCacheType", valueCacheType, sizes.values)] {
+        for (name, type, heads) in [("keyCacheType", context.keyCacheType, sizes.keys), ("valueCacheType", context.valueCacheType, sizes.values)] {
             if let size = heads.first(where: { $0 % type.blockSize != 0 }) {
                 throw LocalModel.Error.invalidOption(
                     name: name, reason: "\(type.rawValue) stores blocks of \(type.blockSize) numbers, and this model's attention heads "

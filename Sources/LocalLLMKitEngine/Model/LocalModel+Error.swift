@@ -17,10 +17,10 @@ extension LocalModel {
         /// A configuration or generation option has a value that cannot work; `name` is the
         /// option's property path, such as `sampling.topP`.
         case invalidOption(name: String, reason: String)
-        /// The LoRA adapter at `path` cannot apply to the model (``LocalModel/Configuration/adapters``):
+        /// The LoRA adapter at `path` cannot apply to the model (``LocalModel/Configuration/Weights/adapters``):
         /// not an adapter, another architecture, shapes that do not fit, a NaN alpha…; `reason` says which.
         case invalidAdapter(path: String, reason: String)
-        /// The control vector at `path` cannot steer the model (``LocalModel/Configuration/controlVectors``):
+        /// The control vector at `path` cannot steer the model (``LocalModel/Configuration/Weights/controlVectors``):
         /// not directions, another width, a layer the model lacks, a NaN…; `reason` says which.
         case invalidControlVector(path: String, reason: String)
         /// The prompt has `tokens` tokens but at most `limit` fit in the context
@@ -40,7 +40,7 @@ extension LocalModel {
         /// The sampler could not be built or could not sample.
         case samplingFailed(reason: String)
         /// Every sequence was generating and `queuedRequests` requests were already waiting
-        /// (``LocalModel/Configuration/maximumQueuedRequests``): try again later.
+        /// (``LocalModel/Configuration/Serving/maximumQueuedRequests``): try again later.
         case busy(queuedRequests: Int)
         /// The draft model at `path` cannot draft for this model: `reason` says how their
         /// vocabularies differ (speculation needs the same tokens).
@@ -53,16 +53,16 @@ extension LocalModel {
         /// the one that runs out (`Host` for the machine's memory); `required` is what it would
         /// hold, margin included, and `available` what it has (bytes).
         case insufficientMemory(path: String, device: String, required: Int64, available: Int64)
-        /// A server of ``Configuration/rpcServers`` could not be reached, or does not speak
+        /// A server of ``LocalModel/Configuration/Weights/rpcServers`` could not be reached, or does not speak
         /// llama.cpp's RPC protocol of this version; `reason` says which.
         case remoteServerUnreachable(endpoint: String, reason: String)
-        /// A server of ``Configuration/rpcServers`` went away while the model used it (its
+        /// A server of ``LocalModel/Configuration/Weights/rpcServers`` went away while the model used it (its
         /// connection closed or failed). The model cannot generate any more: load it again
         /// once the server is back.
         case remoteDeviceLost(endpoint: String, reason: String)
         /// A request carries images or audio, but the model was loaded without a projector.
         case noProjector(path: String)
-        /// The projector file (``Configuration/projector``) cannot be used with this model;
+        /// The projector file (``LocalModel/Configuration/Weights/projector``) cannot be used with this model;
         /// `reason` says why (not a projector, damaged, made for a model of another width).
         case invalidProjector(path: String, reason: String)
     }

@@ -26,15 +26,15 @@ extension LocalModel {
 
     /// The backends `model` computes on: ``backendNames``, and `RPC` when it has remote devices.
     public static func backendNames(of model: LocalModel) -> [String] {
-        backendNames + (model.configuration.rpcServers.isEmpty ? [] : ["RPC"])
+        backendNames + (model.configuration.weights.rpcServers.isEmpty ? [] : ["RPC"])
     }
 
-    /// The layers that run on a GPU or a remote device (``Configuration/rpcServers``): all of
+    /// The layers that run on a GPU or a remote device (``LocalModel/Configuration/Weights/rpcServers``): all of
     /// them (the repeating blocks plus the output layer) by default when there is one, none on
     /// a machine without.
     public nonisolated var gpuLayerCount: Int {
         guard LlamaRuntime.supportsGPUOffload || !handle.remoteLinks.isEmpty else { return 0 }
         let available = Int(llama_model_n_layer(handle.pointer)) + 1
-        return min(effectiveConfiguration.gpuLayers ?? available, available)
+        return min(effectiveConfiguration.weights.gpuLayers ?? available, available)
     }
 }

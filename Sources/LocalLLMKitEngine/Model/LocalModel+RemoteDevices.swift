@@ -8,19 +8,19 @@ extension LocalModel.Configuration {
     /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)``.
     func validateDevices() throws {
         func fail(_ name: String, _ reason: String) -> LocalModel.Error { .invalidOption(name: name, reason: reason) }
-        if rpcServers.count > Self.maximumRPCServers {
-            throw fail("rpcServers", "\(rpcServers.count) servers; ggml-rpc takes at most \(Self.maximumRPCServers)")
+        if weights.rpcServers.count > Self.maximumRPCServers {
+            throw fail("rpcServers", "\(weights.rpcServers.count) servers; ggml-rpc takes at most \(Self.maximumRPCServers)")
         }
-        for endpoint in rpcServers {
+        for endpoint in weights.rpcServers {
             if let problem = Self.endpointProblem(endpoint) { throw fail("rpcServers", problem) }
         }
-        if let repeated = Dictionary(grouping: rpcServers, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+        if let repeated = Dictionary(grouping: weights.rpcServers, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
             throw fail("rpcServers", "'\(repeated)' is given twice")
         }
-        if !rpcServers.isEmpty, memoryFit != nil {
+        if !weights.rpcServers.isEmpty, memoryFit != nil {
             throw fail("memoryFit", "fitting does not plan remote devices yet: give contextLength and gpuLayers with rpcServers")
         }
-        if let tensorSplit {
+        if let tensorSplit = weights.tensorSplit {
             let limit = Int(llama_max_devices())
             guard (1...limit).contains(tensorSplit.count) else {
                 throw fail("tensorSplit", "\(tensorSplit.count) shares; give between 1 and \(limit)")
@@ -56,16 +56,16 @@ extension LocalModel.Configuration {
                                         _ body: (llama_model_params) throws -> T) throws -> T {
         var parameters = modelParameters()
         var devices: [OpaquePointer?] = links.flatMap(\.devices) + Self.localAccelerators()
-        if let tensorSplit, tensorSplit.count > max(devices.count, 1) {
+        if let tensorSplit = weights.tensorSplit, tensorSplit.count > max(devices.count, 1) {
             throw LocalModel.Error.invalidOption(
                 name: "tensorSplit", reason: "\(tensorSplit.count) shares for \(devices.count) devices (remote ones, then GPUs)")
         }
         devices.append(nil)
-        var split = (0..<Int(llama_max_devices())).map { index in Float(tensorSplit.map { index < $0.count ? $0[index] : 0 } ?? 0) }
+        var split = (0..<Int(llama_max_devices())).map { index in Float(weights.tensorSplit.map { index < $0.count ? $0[index] : 0 } ?? 0) }
         return try devices.withUnsafeMutableBufferPointer { deviceList in
             try split.withUnsafeMutableBufferPointer { shares in
                 if !links.isEmpty { parameters.devices = deviceList.baseAddress }
-                if tensorSplit != nil { parameters.tensor_split = UnsafePointer(shares.baseAddress) }
+                if weights.tensorSplit != nil { parameters.tensor_split = UnsafePointer(shares.baseAddress) }
                 return try body(parameters)
             }
         }

@@ -12,7 +12,7 @@ import Synchronization
 /// ```
 ///
 /// A model owns its llama.cpp handles and one inference context (created on first use),
-/// with ``Configuration/parallelSequences`` sequences that its completions and its
+/// with ``LocalModel/Configuration/Serving/parallelSequences`` sequences that its completions and its
 /// ``Conversation``s share. Up to that many requests generate at once, advancing together
 /// in every decode step; more wait in a first-come, first-served queue. A new request
 /// starts from the longest prefix of its prompt already in the cache (a shared system
@@ -52,7 +52,7 @@ public actor LocalModel {
     package nonisolated let handle: ModelHandle
     /// The draft model of ``Configuration/Speculation/draftModel(at:maximumDraft:)``, loaded beside this one.
     package nonisolated let draftHandle: ModelHandle?
-    /// The projector that turns images (or audio) into embeddings (``Configuration/projector``).
+    /// The projector that turns images (or audio) into embeddings (``LocalModel/Configuration/Weights/projector``).
     package nonisolated let projector: ProjectorHandle?
     package nonisolated let tokenizer: Tokenizer
     private nonisolated let executor: EngineExecutor
@@ -88,7 +88,7 @@ public actor LocalModel {
         self.draftHandle = draftHandle
         self.projector = projector
         self.tokenizer = Tokenizer(handle: handle)
-        self.contextLength = effectiveConfiguration.contextLength
+        self.contextLength = effectiveConfiguration.context.length
             ?? min(file.trainingContextLength ?? Configuration.defaultContextLength, Configuration.defaultContextLength)
         self.executor = executor
         self.loadDuration = loadDuration
@@ -133,12 +133,12 @@ public actor LocalModel {
             // (for a split model, against the tensors of all its parts).
             try file.checkLoadability()
             try configuration.validateCacheTypes(for: file)
-            for adapter in configuration.adapters { try checkAdapter(adapter, for: file) }   // before gigabytes are read
+            for adapter in configuration.weights.adapters { try checkAdapter(adapter, for: file) }   // before gigabytes are read
             var resolved = configuration
-            resolved.speculation = try configuration.speculation.resolved(for: file)
+            resolved.serving.speculation = try configuration.serving.speculation.resolved(for: file)
             return (file, resolved)
         }.value
-        guard let fit = configuration.memoryFit, configuration.contextLength == nil || configuration.gpuLayers == nil else {
+        guard let fit = configuration.memoryFit, configuration.context.length == nil || configuration.weights.gpuLayers == nil else {
             return try await load(file: file, configuration: configuration, effective: resolved, plan: nil)
         }
         var plan = try await Task.detached { try MemoryPlanner.plan(file: file, configuration: resolved, fit: fit) }.value
@@ -149,8 +149,8 @@ public actor LocalModel {
                                                required: (tight?.used ?? 0) + plan.margin, available: tight?.availableMemory ?? 0)
             }
             var effective = resolved
-            effective.contextLength = plan.contextLength
-            effective.gpuLayers = plan.gpuLayers
+            effective.context.length = plan.contextLength
+            effective.weights.gpuLayers = plan.gpuLayers
             do {
                 let model = try await load(file: file, configuration: configuration, effective: effective, plan: plan)
                 // Whether the planned context really can be made: now, not at the first request.
@@ -183,7 +183,7 @@ public actor LocalModel {
             try file.checkLoadability()
             try configuration.validateCacheTypes(for: file)
             var resolved = configuration
-            resolved.speculation = try configuration.speculation.resolved(for: file)
+            resolved.serving.speculation = try configuration.serving.speculation.resolved(for: file)
             return try MemoryPlanner.plan(file: file, configuration: resolved, fit: configuration.memoryFit ?? .automatic)
         }.value
     }
@@ -198,7 +198,7 @@ public actor LocalModel {
             let (handle, draft, projector) = try await executor.run {
                 let handle = try loadWeights(file: file, configuration: effective)
                 let draft = try loadDraft(for: handle, configuration: effective)
-                let projectorURL = effective.projector.resolved(besides: file.url, width: Int(llama_model_n_embd_inp(handle.pointer)))
+                let projectorURL = effective.weights.projector.resolved(besides: file.url, width: Int(llama_model_n_embd_inp(handle.pointer)))
                 let projector = try projectorURL.map {
                     try ProjectorHandle(url: $0, model: handle, usesGPU: !effective.computesOnCPUOnly, threads: effective.effectiveThreads)
                 }
@@ -207,7 +207,7 @@ public actor LocalModel {
             let model = LocalModel(url: file.url, file: file, configuration: configuration, effectiveConfiguration: effective,
                                    memoryPlan: plan, handle: handle, draftHandle: draft, projector: projector,
                                    executor: executor, loadDuration: clock.now - start)
-            if !effective.computesOnCPUOnly, !effective.vocabularyOnly, file.generationProblem == nil {
+            if !effective.computesOnCPUOnly, !effective.weights.vocabularyOnly, file.generationProblem == nil {
                 try await model.warmUp()
             }
             return model
@@ -243,16 +243,16 @@ public actor LocalModel {
     /// Loads the draft model of `configuration`'s speculation, checked like any model and
     /// against `target`'s vocabulary; nil without one.
     private static func loadDraft(for target: ModelHandle, configuration: Configuration) throws -> ModelHandle? {
-        if configuration.speculation.isEnabled, let reason = Speculator.unsupportedReason(for: target) {
+        if configuration.serving.speculation.isEnabled, let reason = Speculator.unsupportedReason(for: target) {
             throw LocalModel.Error.speculationUnsupported(reason: reason)
         }
-        guard let url = configuration.speculation.draftModelURL else { return nil }
+        guard let url = configuration.serving.speculation.draftModelURL else { return nil }
         let file = try GGUFFile(modelAt: url)
         try file.checkLoadability()
         if let reason = file.generationProblem { throw LocalModel.Error.cannotGenerate(path: url.path, reason: reason) }
         var draftConfiguration = configuration
-        draftConfiguration.adapters = []                  // the target's fine-tune, not the draft's
-        draftConfiguration.controlVectors = []            // the target's steering, sized for its width
+        draftConfiguration.weights.adapters = []                  // the target's fine-tune, not the draft's
+        draftConfiguration.weights.controlVectors = []            // the target's steering, sized for its width
         let draft = try loadWeights(file: file, configuration: draftConfiguration)
         if let reason = Speculator.vocabularyMismatch(target: target, draft: draft) {
             throw LocalModel.Error.incompatibleDraftModel(path: url.path, reason: reason)
@@ -263,8 +263,8 @@ public actor LocalModel {
     private static func loadWeights(file: GGUFFile, configuration: Configuration) throws -> ModelHandle {
         let url = file.url
         // Read and checked before the weights are.
-        let steering = try ControlVectorSteering.read(configuration.controlVectors, layers: configuration.controlVectorLayers, for: file)
-        let links = try RemoteDeviceLink.connect(to: configuration.rpcServers)
+        let steering = try ControlVectorSteering.read(configuration.weights.controlVectors, layers: configuration.weights.controlVectorLayers, for: file)
+        let links = try RemoteDeviceLink.connect(to: configuration.weights.rpcServers)
         let (model, errors) = try configuration.withModelParameters(links: links) { parameters in
             LlamaLog.collectingErrors { () -> OpaquePointer? in
                 guard file.partURLs.count > 1 else { return llama_model_load_from_file(url.path, parameters) }
@@ -285,7 +285,7 @@ public actor LocalModel {
             throw LocalModel.Error.modelLoadFailed(path: url.path, reason: errors.summary ?? "llama.cpp could not load it")
         }
         let handle = ModelHandle(pointer: model, remoteLinks: links)
-        try loadAdapters(configuration.adapters, onto: handle)
+        try loadAdapters(configuration.weights.adapters, onto: handle)
         handle.steering = steering
         return handle
     }
@@ -294,18 +294,18 @@ public actor LocalModel {
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
     package func scheduler() throws -> BatchScheduler {
         if let batchScheduler { return batchScheduler }
-        let sequences = configuration.parallelSequences
+        let sequences = configuration.serving.parallelSequences
         // Every sequence may grow to the full context length: the unified cache has room for all.
         let context = try makeContext(contextLength: contextLength * sequences,
-                                      fullSlidingWindowCache: configuration.usesFullSlidingWindowCache, sequences: sequences)
+                                      fullSlidingWindowCache: configuration.context.usesFullSlidingWindowCache, sequences: sequences)
         let scheduler = BatchScheduler(context: context, tokenizer: tokenizer, executor: executor,
-                                       queueLimit: configuration.maximumQueuedRequests,
+                                       queueLimit: configuration.serving.maximumQueuedRequests,
                                        defersText: effectiveConfiguration.defersTextWorkInEffect,
                                        speculator: try makeSpeculator(for: context))
         scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
         if let speculator = scheduler.speculator, effectiveConfiguration.computesOnCPUOnly,
-           effectiveConfiguration.speculation.preservesGreedyOutput {
+           effectiveConfiguration.serving.speculation.preservesGreedyOutput {
             scheduler.exactVerificationRows = context.exactBatchRows(probing: try probeTokens(),
                                                                      upTo: speculator.maximumDraft + 1)
         }
@@ -325,7 +325,7 @@ public actor LocalModel {
     }
 
     private func makeSpeculator(for context: InferenceContext) throws -> Speculator? {
-        let speculation = effectiveConfiguration.speculation
+        let speculation = effectiveConfiguration.serving.speculation
         guard speculation.isEnabled else { return nil }
         var draftContext: InferenceContext?
         if let draftHandle {
@@ -350,7 +350,7 @@ public actor LocalModel {
     /// The speculation generation uses: the configuration's, with ``Configuration/Speculation/automatic``
     /// resolved for this model.
     public nonisolated var speculationInEffect: Configuration.Speculation {
-        effectiveConfiguration.speculation
+        effectiveConfiguration.serving.speculation
     }
 
     /// The longest prefix of `tokens` that a new request would take from the cache now.
@@ -465,7 +465,7 @@ public actor LocalModel {
     /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
     package nonisolated func makeContext(contextLength: Int, fullSlidingWindowCache: Bool,
                                  sequences: Int = 1, threads: Int? = nil) throws -> InferenceContext {
-        guard !configuration.vocabularyOnly else {
+        guard !configuration.weights.vocabularyOnly else {
             throw LocalModel.Error.contextCreationFailed(reason: "the model was loaded with vocabularyOnly, so it cannot generate")
         }
         if let reason = file.generationProblem {

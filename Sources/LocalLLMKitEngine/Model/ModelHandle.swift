@@ -21,13 +21,13 @@ package final class ModelHandle: @unchecked Sendable {
     }
 
     /// The LoRA adapters applied to every context of the model, with their scales; set once,
-    /// right after the load and before the handle is shared (``LocalModel/Configuration/adapters``).
+    /// right after the load and before the handle is shared (``LocalModel/Configuration/Weights/adapters``).
     package var adapters: [(pointer: OpaquePointer, scale: Float)] = []
     /// The control vectors added in every context of the model; set once, like ``adapters``
-    /// (``LocalModel/Configuration/controlVectors``).
+    /// (``LocalModel/Configuration/Weights/controlVectors``).
     package var steering: ControlVectorSteering?
 
-    /// The RPC servers holding some of its layers (``LocalModel/Configuration/rpcServers``).
+    /// The RPC servers holding some of its layers (``LocalModel/Configuration/Weights/rpcServers``).
     package let remoteLinks: [RemoteDeviceLink]
 
     /// The loss of a remote server the model uses, as the error to report; nil while all serve.

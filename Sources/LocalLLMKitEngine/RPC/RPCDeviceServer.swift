@@ -2,7 +2,7 @@ import CLlamaEngineBridge
 import Foundation
 
 /// llama.cpp's RPC server (`ggml-rpc`): offers this machine's devices to models loaded on other
-/// machines with ``LocalModel/Configuration/rpcServers``. `llmkit rpc-server` runs it.
+/// machines with ``LocalModel/Configuration/Weights/rpcServers``. `llmkit rpc-server` runs it.
 ///
 /// ggml-rpc has no authentication and no encryption: anyone who can reach the port can use the
 /// devices and read what they hold. Bind loopback (the default) unless the network is trusted.

@@ -40,8 +40,8 @@ extension LocalModel {
     ///   requests run on the model, or the error that stopped a request.
     package func measureParallelThroughput(promptTokens: Int, generatedTokens: Int, sequences: Int,
                                            measuringSteps: Bool = false) async throws -> ParallelThroughput {
-        guard (1...configuration.parallelSequences).contains(sequences) else {
-            throw LocalModel.Error.invalidOption(name: "sequences", reason: "\(sequences) is not between 1 and the model's \(configuration.parallelSequences) parallel sequences")
+        guard (1...configuration.serving.parallelSequences).contains(sequences) else {
+            throw LocalModel.Error.invalidOption(name: "sequences", reason: "\(sequences) is not between 1 and the model's \(configuration.serving.parallelSequences) parallel sequences")
         }
         guard promptTokens >= 1, generatedTokens >= 1, promptTokens + generatedTokens + 1 <= contextLength else {
             throw LocalModel.Error.invalidOption(name: "test", reason: "pp \(promptTokens) + tg \(generatedTokens) does not fit a context of \(contextLength)")

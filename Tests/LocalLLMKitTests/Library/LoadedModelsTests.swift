@@ -21,7 +21,7 @@ struct LoadedModelsTests {
         #expect(other !== first)
         let entries = await cache.entries
         #expect(entries.count == 2 && entries.allSatisfy { $0.memoryBytes > 50 << 20 })
-        #expect(entries.first?.configuration.contextLength == 256)       // the most recently used first
+        #expect(entries.first?.configuration.context.length == 256)       // the most recently used first
         await cache.unload(first)
         #expect(await cache.entries.count == 1)
         #expect(try await cache.model(named: "default", configuration: Self.small) !== first)

@@ -10,7 +10,7 @@ import Testing
 struct ImageConversationTests {
     static func load(_ configuration: LocalModel.Configuration = .init(contextLength: 1024)) async throws -> LocalModel {
         var configuration = configuration
-        if configuration.projector == .automatic { configuration.projector = .file(try ReferenceModel.visionProjectorURL()) }
+        if configuration.weights.projector == .automatic { configuration.weights.projector = .file(try ReferenceModel.visionProjectorURL()) }
         return try await LocalModel.load(from: ReferenceModel.chatURL(), configuration: configuration)
     }
 
