@@ -33,14 +33,21 @@ demo: build
 	.build/release/llmkit run --max-tokens 128 --temperature 0.2 --seed 42 --stats "$(PROMPT)"
 	@echo
 
-# Unit and end-to-end tests through the real libllama and the real model.
-# Serial, so that the memory-stability test measures this process alone.
+# Unit and end-to-end tests through the real libllama and the real model, in two runs: first,
+# one at a time, the suites that measure the whole process (resident memory, threads, counters of
+# the template workers, a daemon under abuse); then everything else, three tests at a time, with
+# OpenMP's idle threads asleep (docs/PERFORMANCE.md, "make test": 3 at a time took two thirds of
+# the serial time on two cores; more ran out of memory).
 # Then a package that depends on this one by version builds every swift block of README.md, of
 # docs/ and of the doc comments, and runs the marked examples (scripts/check-dependent-package);
 # and `make dist`'s archive is unpacked and run with a clean environment (scripts/check-dist).
+WHOLE_PROCESS_SUITES = MemoryStabilityTests|ChatTemplateTests|TemplateWorkerTests|BatchingTests|DaemonTests|LoadAndFaultTests
+
 test: bootstrap-test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	$(SWIFT) test --skip-build --no-parallel --filter '$(WHOLE_PROCESS_SUITES)'
+	OMP_WAIT_POLICY=passive $(SWIFT) test --skip-build --skip '$(WHOLE_PROCESS_SUITES)' \
+		--experimental-maximum-parallelization-width 3
 	scripts/check-engine-leaf
 	scripts/check-dependent-package
 	scripts/check-dist
@@ -52,7 +59,7 @@ test: bootstrap-test
 soak: bootstrap-test
 	$(SWIFT) build --build-tests
 	LLMKIT_SOAK=1 $(SWIFT) test --skip-build --no-parallel \
-		--filter 'LoadAndFaultTests|DaemonTests|MemoryTests|SpeculativeGreedyIdentityTests|StructuredGenerationTests'
+		--filter 'LoadAndFaultTests|DaemonTests|MemoryStabilityTests|SpeculativeGreedyIdentityTests|StructuredGenerationTests'
 
 # The concurrency tests under ThreadSanitizer, in their own build folder (slow: not part of test).
 races: bootstrap-test
