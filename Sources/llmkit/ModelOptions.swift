@@ -244,10 +244,18 @@ enum ModelOptions {
 
     /// Applies `--verbose` and loads the model, with the speculation of ``SpeculationFlags`` when
     /// the command has them.
-    static func load(_ arguments: ParsedArguments, configuration: LocalModel.Configuration? = nil) async throws -> LocalModel {
+    /// - Parameter reusesPrefixes: whether a later request may continue an earlier one's tokens
+    ///   (a chat's turns, a tool's rounds, a server's requests). Without that, and without
+    ///   speculation (which drops rejected drafts), a sliding-window model keeps only its window's
+    ///   cache, as llama-completion does, instead of the full-size one prefix reuse needs.
+    static func load(_ arguments: ParsedArguments, configuration: LocalModel.Configuration? = nil,
+                     reusesPrefixes: Bool = true) async throws -> LocalModel {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         var configuration = try configuration ?? self.configuration(arguments)
         if !configuration.serving.speculation.isEnabled { configuration.serving.speculation = try await SpeculationFlags.speculation(arguments) }
+        if !reusesPrefixes && !configuration.serving.speculation.isEnabled {
+            configuration.context.usesFullSlidingWindowCache = false
+        }
         let url = if let name = arguments.value("--model") {
             try await locate(name, addingAdaptersTo: &configuration)
         } else {

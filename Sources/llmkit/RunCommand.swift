@@ -73,7 +73,8 @@ enum RunCommand {
             throw UsageError(message: "--image needs chat mode; it cannot be combined with --raw")
         }
         let attachments = try MediaFlags.attachments(arguments)
-        let model = try await ModelOptions.load(arguments)
+        // One completion, or one chat round without tools, continues no earlier request.
+        let model = try await ModelOptions.load(arguments, reusesPrefixes: !raw && arguments.value("--tools") != nil)
         var report: RunReport
         if raw {
             report = try await complete(prompt, model: model, request: request, json: json, streamsJSON: streamsJSON)

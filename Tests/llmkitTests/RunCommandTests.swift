@@ -49,6 +49,23 @@ struct RunCommandTests {
         #expect(output.stderr.contains("llama_model_loader") || output.stderr.contains("load_tensors"))
     }
 
+    @Test("one completion keeps only a sliding-window model's window of cache, as llama-completion does; lookup keeps it full")
+    func slidingWindowCache() throws {
+        /// The size of the sliding-window layers' cache, from llama.cpp's log.
+        func swaCells(_ extra: [String]) throws -> Int? {
+            let output = try CommandRunner.llmkit(["run", "-m", try ReferenceModel.url().path, "-n", "2", "--context", "4096",
+                                                   "--verbose"] + extra + ["Hi"])
+            #expect(output.status == 0, "\(output.stderr)")
+            let line = output.stderr.split(separator: "\n").first { $0.contains("SWA KV cache, size = ") && !$0.contains("non-SWA") }
+            return line.flatMap { Int($0.split(separator: "= ").last?.split(separator: " ").first ?? "") }
+        }
+        // Gemma 3 (the reference model) attends over 512 tokens in its sliding-window layers;
+        // llama.cpp keeps 512 plus one micro-batch of them, or all 4096 with the full-size cache.
+        let window = try #require(try swaCells(["--raw"]))
+        #expect(window < 4096, "\(window) cells")
+        #expect(try swaCells(["--raw", "--lookup"]) == 4096)
+    }
+
     @Test("a prompt can come from stdin")
     func stdinPrompt() throws {
         let argument = try CommandRunner.llmkit(["run", "--raw", "-n", "8", "--temperature", "0", "Once upon a time"])
