@@ -41,7 +41,7 @@ demo: build
 # Then a package that depends on this one by version builds every swift block of README.md, of
 # docs/ and of the doc comments, and runs the marked examples (scripts/check-dependent-package);
 # and `make dist`'s archive is unpacked and run with a clean environment (scripts/check-dist).
-WHOLE_PROCESS_SUITES = MemoryStabilityTests|ChatTemplateTests|TemplateWorkerTests|BatchingTests|DaemonTests|LoadAndFaultTests
+WHOLE_PROCESS_SUITES = MemoryStabilityTests|ChatTemplateTests|TemplateWorkerTests|BatchingTests|DaemonTests|LoadAndFaultTests|SlowTemplateServeTests
 
 test: bootstrap-test
 	$(SWIFT) build --build-tests
