@@ -236,13 +236,11 @@ struct RemoteRequestFieldTests {
         }
         options.sampling.logitBias = [5: -2]
         options.adapterScales = [0.5]
-        let tool = OrderedJSON.object([("type", .string("function")), ("function", .object([
-            ("name", .string("f")), ("parameters", .object([("type", .string("object")), ("properties", .object([]))])),
-        ]))])
-        let request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: options, seed: 7,
-                                        format: .jsonSchema(#"{"type":"object"}"#), tools: [tool], toolChoice: "auto",
-                                        thinking: .enabled(budget: 10, budgetMessage: "enough"))
-        guard case .object(let fields) = try OrderedJSONParser.parse(String(decoding: try request.body(), as: UTF8.self)) else {
+        let tool = ChatCompletionBody.Tool(name: "f", description: "", parameters: .object([("type", .string("object")), ("properties", .object([]))]))
+        let request = try ChatCompletionBody(model: "m", sending: [.user("hi")], options: options, seed: 7,
+                                             format: .jsonSchema(#"{"type":"object"}"#), thinking: .enabled(budget: 10, budgetMessage: "enough"),
+                                             offer: ([tool], "auto"))
+        guard case .object(let fields) = try request.json() else {
             Issue.record("the client's body is not an object")
             return
         }

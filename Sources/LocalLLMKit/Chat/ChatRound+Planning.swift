@@ -52,7 +52,7 @@ extension ChatRound {
             let rendered = try template.render(shown, addGenerationPrompt: true,
                                                enableThinking: request.thinking.isEnabled,
                                                arguments: templateArguments,
-                                               tools: offer.tools, toolChoice: offer.choice)
+                                               tools: offer.tools.map(\.json), toolChoice: offer.choice)
             let prompt = try marker.map { try model.multimodalPrompt(rendered.segments, marker: $0, attachments: attachments) }
                 ?? MultimodalPrompt(tokens: try model.tokenizer.tokenize(rendered.segments), media: [])
             let fits = prompt.tokens.count <= contextLength - reserved

@@ -30,7 +30,7 @@ extension RemoteConversation {
         await turnLock.lock()
         defer { turnLock.unlock() }
         try request.validate()
-        _ = try RemoteChatRequest.responseFormat(request.format)           // a bad schema fails here, before any request
+        _ = try ChatCompletionBody.ResponseFormat(request.format)           // a bad schema fails here, before any request
         if request.toolPolicy.choice != .none, case .text = request.format { _ = try toolBox.offer(request.toolPolicy.choice) }
         let round = RemoteRound(model: model, toolBox: toolBox, request: request, thinking: thinking,
                                 seed: request.options.sampling.seed ?? UInt32.random(in: 0..<UInt32.max), flag: flag, emit: emit)

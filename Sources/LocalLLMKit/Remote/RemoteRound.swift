@@ -17,14 +17,11 @@ struct RemoteRound: Sendable {
     ///   the complete calls the model made.
     /// - Throws: a ``RemoteModel/Error``; nothing when cancelled (the result says ``StopReason/cancelled``).
     func run(_ messages: [ChatMessage], choice: Conversation.ToolChoice) async throws -> (RoundResult, [RemoteReply.Call]) {
-        var body = RemoteChatRequest(model: model.model, messages: messages, options: request.options, seed: seed,
-                                         format: request.format, thinking: thinking)
-        if choice != .none {
-            let offer = try toolBox.offer(choice)
-            if !offer.tools.isEmpty { (body.tools, body.toolChoice) = (offer.tools, offer.choice) }
-        }
+        let body = try ChatCompletionBody(model: model.model, sending: messages, options: request.options, seed: seed,
+                                          format: request.format, thinking: thinking,
+                                          offer: choice == .none ? nil : try toolBox.offer(choice))
         let transport = RemoteTransport(model: model)
-        let urlRequest = transport.request(path: "chat/completions", body: try body.body())
+        let urlRequest = transport.request(path: "chat/completions", body: Data(try body.json().serialized().utf8))
         var reading = Reading(limits: model.configuration.limits, emit: emit)
         do {
             var response = try await transport.open(urlRequest, deadline: transport.deadline())

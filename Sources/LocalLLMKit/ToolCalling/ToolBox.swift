@@ -3,13 +3,13 @@ import Foundation
 struct ToolBox: Sendable {
     let tools: [any ConversationTool]
     /// OpenAI-style definitions, in the order given.
-    let definitions: [(name: String, json: OrderedJSON)]
+    let definitions: [ChatCompletionBody.Tool]
 
     /// Checks names and schemas up front, so that a bad tool fails before any turn.
     /// - Throws: ``Conversation/Error/invalidTool(name:reason:)``.
     init(_ tools: [any ConversationTool]) throws {
         var seen = Set<String>()
-        var definitions: [(String, OrderedJSON)] = []
+        var definitions: [ChatCompletionBody.Tool] = []
         for tool in tools {
             let name = tool.name
             guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
@@ -30,10 +30,7 @@ struct ToolBox: Sendable {
             } catch OutputFormat.Error.invalidSchema(let property, let reason) {
                 throw Conversation.Error.invalidTool(name: name, reason: "parameters schema at \(property): \(reason)")
             }
-            definitions.append((name, .object([
-                ("type", .string("function")),
-                ("function", .object([("name", .string(name)), ("description", .string(tool.description)), ("parameters", schema)])),
-            ])))
+            definitions.append(ChatCompletionBody.Tool(name: name, description: tool.description, parameters: schema))
         }
         self.tools = tools
         self.definitions = definitions
@@ -41,20 +38,20 @@ struct ToolBox: Sendable {
 
 
     /// The definitions a round offers, and the template's tool choice, for `choice`.
-    func offer(_ choice: Conversation.ToolChoice) throws -> (tools: [OrderedJSON], choice: String) {
+    func offer(_ choice: Conversation.ToolChoice) throws -> (tools: [ChatCompletionBody.Tool], choice: String) {
         switch choice {
-        case .auto: return (definitions.map(\.json), definitions.isEmpty ? "none" : "auto")
+        case .auto: return (definitions, definitions.isEmpty ? "none" : "auto")
         case .none: return ([], "none")
         case .required:
             guard !definitions.isEmpty else {
                 throw Conversation.Error.invalidToolChoice(reason: "a tool call is required, but the conversation has no tools")
             }
-            return (definitions.map(\.json), "required")
+            return (definitions, "required")
         case .named(let name):
             guard let definition = definitions.first(where: { $0.name == name }) else {
                 throw Conversation.Error.invalidToolChoice(reason: "no tool is named \(name)")
             }
-            return ([definition.json], "required")
+            return ([definition], "required")
         }
     }
 

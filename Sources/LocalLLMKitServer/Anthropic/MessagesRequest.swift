@@ -65,8 +65,8 @@ struct MessagesRequest: Sendable {
         guard case .array(let items)? = body["messages"], !items.isEmpty else {
             throw .invalid("'messages' is required and must be a non-empty array.", param: "messages")
         }
-        guard items.count <= ChatCompletionRequest.maximumMessages else {
-            throw .invalid("'messages' holds more than \(ChatCompletionRequest.maximumMessages) messages.", param: "messages")
+        guard items.count <= ChatCompletionBody.maximumMessages else {
+            throw .invalid("'messages' holds more than \(ChatCompletionBody.maximumMessages) messages.", param: "messages")
         }
         var messages: [ChatMessage] = []
         var toolNames: [String: String] = [:]          // tool_use id → tool name, for the results
@@ -176,8 +176,8 @@ struct MessagesRequest: Sendable {
 
     private static func tools(_ body: RequestBody) throws(APIError) -> [DynamicTool] {
         guard let value = body["tools"] else { return [] }
-        guard case .array(let items) = value, items.count <= ChatCompletionRequest.maximumTools else {
-            throw .invalid("'tools' must be an array of at most \(ChatCompletionRequest.maximumTools) tools.", param: "tools")
+        guard case .array(let items) = value, items.count <= ChatCompletionBody.maximumTools else {
+            throw .invalid("'tools' must be an array of at most \(ChatCompletionBody.maximumTools) tools.", param: "tools")
         }
         var tools: [DynamicTool] = []
         for (index, item) in items.enumerated() {

@@ -20,7 +20,7 @@ extension ModelServer {
             try entry.checkGenerates()
             served = try await entry.resolve()
             stream = try await BlockingWorkPool.shared.run { [served, body] in
-                let tools = try ChatCompletionRequest.tools(body)
+                let tools = ChatCompletionRequest.tools(try ChatCompletionBody.tools(body))
                 let round = try ChatRound(model: served.model, template: served.template, tools: tools)
                 return round.streamResponse(
                     to: try OllamaRequest.messages(body), format: try OllamaRequest.format(body),

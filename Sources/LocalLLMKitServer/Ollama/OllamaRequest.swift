@@ -80,8 +80,8 @@ enum OllamaRequest {
         guard case .array(let items)? = body["messages"] else {
             throw .invalid("'messages' is required and must be an array.", param: "messages")
         }
-        guard items.count <= ChatCompletionRequest.maximumMessages else {
-            throw .invalid("'messages' holds more than \(ChatCompletionRequest.maximumMessages) messages.", param: "messages")
+        guard items.count <= ChatCompletionBody.maximumMessages else {
+            throw .invalid("'messages' holds more than \(ChatCompletionBody.maximumMessages) messages.", param: "messages")
         }
         var messages: [ChatMessage] = []
         for (index, item) in items.enumerated() {

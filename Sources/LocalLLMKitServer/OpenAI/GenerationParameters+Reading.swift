@@ -1,27 +1,11 @@
 import LocalLLMKit
 
-/// The generation parameters shared by chat and text completions, checked the way OpenAI checks
-/// them, as the library's ``CompletionOptions``: every field of ``SamplingWireField/all`` (the
-/// table `RemoteModel` writes from), then `max_completion_tokens`, `logit_bias`, `stop` and
-/// llama-server's `lora` (see ``AdapterScaleList``).
-/// Parameters this server cannot honour (`n` > 1, `best_of` > 1, `echo`) are refused with a 400
-/// that names them, not silently ignored.
-struct GenerationParameters {
-    var options: CompletionOptions
-    var stream: Bool
-    var includeUsage: Bool
-    /// llama-server's `cache_prompt` (default true): false evaluates the whole prompt again, so
-    /// that the same seed gives the same text whatever the cache held.
-    var reusesPromptCache: Bool
-    /// OpenAI's `n`: how many choices to generate (each a sequence of its own).
-    var choices: Int
-
-    /// The most choices one request may ask for.
-    static let maximumChoices = 16
-
-    /// The largest `logit_bias` map accepted.
-    static let maximumLogitBiasEntries = 1024
-
+/// Reading the generation parameters shared by chat and text completions, checked the way
+/// OpenAI checks them: every field of ``SamplingWireField/all`` (the table `RemoteModel` writes
+/// from), then `max_completion_tokens`, `logit_bias`, `stop` and llama-server's `lora` (see
+/// ``AdapterScaleList``). Parameters this server cannot honour (`best_of` > 1, `echo`) are
+/// refused with a 400 that names them, not silently ignored.
+extension GenerationParameters {
     /// - Parameter adapterCount: the model's LoRA adapters, for llama-server's `lora` field.
     init(_ body: RequestBody, vocabularySize: Int, adapterCount: Int = 0) throws(APIError) {
         var options = CompletionOptions()
@@ -51,7 +35,7 @@ struct GenerationParameters {
             throw APIError(error)
         }
         options.stopSequences = try body.stopSequences()
-        choices = try body.integer("n", in: 1...Self.maximumChoices) ?? 1
+        let choices = try body.integer("n", in: 1...Self.maximumChoices) ?? 1
         if let best = try body.integer("best_of", in: 1...128), best != 1 {
             throw .invalid("'best_of' must be 1.", param: "best_of")
         }
@@ -63,10 +47,9 @@ struct GenerationParameters {
         if try body.bool("echo") == true {
             throw .invalid("'echo' is not supported by this server.", param: "echo")
         }
-        self.options = options
-        stream = try body.bool("stream") ?? false
-        includeUsage = try body.object("stream_options")?.bool("include_usage") ?? false
-        reusesPromptCache = try body.bool("cache_prompt") ?? true
+        self.init(options: options, stream: try body.bool("stream") ?? false,
+                  includeUsage: try body.object("stream_options")?.bool("include_usage") ?? false,
+                  reusesPromptCache: try body.bool("cache_prompt") ?? true, choices: choices)
     }
 
     /// `logprobs`: chat's `true` with `top_logprobs` (0 … 20, default 0), or completions' number

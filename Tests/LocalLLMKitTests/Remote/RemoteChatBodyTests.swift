@@ -4,9 +4,9 @@ import Testing
 @testable import LocalLLMKitEngine
 
 @Suite("Remote: request bodies")
-struct RemoteChatRequestTests {
-    static func json(_ request: RemoteChatRequest) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: request.body()) as? [String: Any])
+struct RemoteChatBodyTests {
+    static func json(_ request: ChatCompletionBody) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(request.json().serialized().utf8)) as? [String: Any])
     }
 
     static let messages: [ChatMessage] = [
@@ -22,7 +22,7 @@ struct RemoteChatRequestTests {
         let sampling = CompletionOptions.Sampling(temperature: 0.5, topK: 20, topP: 0.9, minP: 0.05, repetitionPenalty: 1.1,
                                                   presencePenalty: 0.2, frequencyPenalty: 0.3, penaltyWindow: 64,
                                                   logitBias: [42: -.infinity, 7: 1.5])
-        let request = RemoteChatRequest(model: "qwen", messages: Self.messages,
+        let request = try ChatCompletionBody(model: "qwen", sending: Self.messages,
                                             options: .init(maximumResponseTokens: 32, stopSequences: ["END"], sampling: sampling),
                                             seed: 1234, format: .text)
         let body = try Self.json(request)
@@ -53,7 +53,7 @@ struct RemoteChatRequestTests {
         options.sampling.repetitionGuard = .init(multiplier: 0.8, base: 2, allowedLength: 3, window: 128, sequenceBreakers: ["\n", "."])
         options.sampling.topChoiceExclusion = .init(probability: 0.4, threshold: 0.2)
         options.sampling.mirostat = .init(version: .v1, tau: 4, eta: 0.2)
-        let body = try Self.json(RemoteChatRequest(model: "m", messages: [.user("hi")], options: options, seed: 3,
+        let body = try Self.json(ChatCompletionBody(model: "m", sending: [.user("hi")], options: options, seed: 3,
                                                    format: .grammar(#"root ::= "x""#)))
         #expect(body["typical_p"] as? Double == 0.7)
         #expect(body["dry_multiplier"] as? Double == 0.8 && body["dry_base"] as? Double == 2 && body["dry_allowed_length"] as? Int == 3)
@@ -65,17 +65,18 @@ struct RemoteChatRequestTests {
 
     @Test("fields left unset are not sent: the server's defaults apply")
     func defaults() throws {
-        let body = try Self.json(RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 9, format: .text))
+        let body = try Self.json(ChatCompletionBody(model: "m", sending: [.user("hi")], options: .init(), seed: 9, format: .text))
         #expect(Set(body.keys) == ["model", "messages", "stream", "stream_options", "seed"])
     }
 
     @Test("thinking: nil sends nothing; off and on go through chat_template_kwargs, the budget beside it")
     func thinking() throws {
-        var request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 1, format: .text,
-                                            thinking: .disabled)
-        #expect(try Self.json(request)["chat_template_kwargs"] as? [String: Bool] == ["enable_thinking": false])
-        request.thinking = .enabled(budget: 128, budgetMessage: "Answer now.")
-        let body = try Self.json(request)
+        let off = try ChatCompletionBody(model: "m", sending: [.user("hi")], options: .init(), seed: 1, format: .text,
+                                         thinking: .disabled)
+        #expect(try Self.json(off)["chat_template_kwargs"] as? [String: Bool] == ["enable_thinking": false])
+        let on = try ChatCompletionBody(model: "m", sending: [.user("hi")], options: .init(), seed: 1, format: .text,
+                                        thinking: .enabled(budget: 128, budgetMessage: "Answer now."))
+        let body = try Self.json(on)
         #expect(body["chat_template_kwargs"] as? [String: Bool] == ["enable_thinking": true])
         #expect(body["thinking_budget_tokens"] as? Int == 128 && body["reasoning_budget_message"] as? String == "Answer now.")
     }
@@ -86,17 +87,16 @@ struct RemoteChatRequestTests {
             DynamicTool(name: "get_weather", description: "Weather", parametersSchema: #"{"type":"object","properties":{"city":{"type":"string"}}}"#) { _ in "" },
             DynamicTool(name: "calc", description: "Math", parametersSchema: #"{"type":"object"}"#) { _ in "" },
         ])
-        var request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(), seed: 1, format: .text)
-        (request.tools, request.toolChoice) = try box.offer(.auto)
-        var body = try Self.json(request)
+        var body = try Self.json(ChatCompletionBody(model: "m", sending: [.user("hi")], options: .init(), seed: 1, format: .text,
+                                                    offer: try box.offer(.auto)))
         let tools = try #require(body["tools"] as? [[String: Any]])
         #expect(tools.compactMap { ($0["function"] as? [String: Any])?["name"] as? String } == ["get_weather", "calc"])
         #expect(tools.allSatisfy { $0["type"] as? String == "function" })
         let parameters = try #require((tools[0]["function"] as? [String: Any])?["parameters"] as? [String: Any])
         #expect(parameters["type"] as? String == "object")
         #expect(body["tool_choice"] as? String == "auto")
-        (request.tools, request.toolChoice) = try box.offer(.named("calc"))
-        body = try Self.json(request)
+        body = try Self.json(ChatCompletionBody(model: "m", sending: [.user("hi")], options: .init(), seed: 1, format: .text,
+                                                offer: try box.offer(.named("calc"))))
         #expect((body["tools"] as? [[String: Any]])?.count == 1 && body["tool_choice"] as? String == "required")
     }
 
@@ -106,23 +106,23 @@ struct RemoteChatRequestTests {
             OutputSchema.Property("approved", .boolean)
             OutputSchema.Property("reason", .string)
         }
-        let format = try #require(try RemoteChatRequest.responseFormat(.schema(schema)))
+        let format = try #require(try ChatCompletionBody.ResponseFormat(.schema(schema))).json
         let text = format.serialized()
         #expect(text.hasPrefix(#"{"type":"json_schema","json_schema":{"name":"Verdict__a_decision","strict":true,"schema":{"#), "\(text)")
         #expect(try #require(text.range(of: "approved")).lowerBound < #require(text.range(of: "reason")).lowerBound)
-        let raw = try #require(try RemoteChatRequest.responseFormat(.jsonSchema(#"{"type":"object","properties":{"b":{},"a":{}}}"#)))
+        let raw = try #require(try ChatCompletionBody.ResponseFormat(.jsonSchema(#"{"type":"object","properties":{"b":{},"a":{}}}"#))).json
         #expect(raw.serialized() == #"{"type":"json_schema","json_schema":{"name":"schema","strict":true,"schema":{"type":"object","properties":{"b":{},"a":{}}}}}"#)
-        #expect(try RemoteChatRequest.responseFormat(.text) == nil)
+        #expect(try ChatCompletionBody.ResponseFormat(.text) == nil)
     }
 
     @Test("what no server can take fails before any request: a bad schema, balanced-JSON stops")
     func unsupported() throws {
-        #expect(throws: OutputFormat.Error.self) { try RemoteChatRequest.responseFormat(.jsonSchema("{not json")) }
-        let request = RemoteChatRequest(model: "m", messages: [.user("hi")], options: .init(stopsAtBalancedJSON: true),
-                                            seed: 1, format: .text)
+        #expect(throws: OutputFormat.Error.self) { try ChatCompletionBody.ResponseFormat(.jsonSchema("{not json")) }
+        let request = try ChatCompletionBody(model: "m", sending: [.user("hi")], options: .init(stopsAtBalancedJSON: true),
+                                             seed: 1, format: .text)
         #expect(throws: LocalModel.Error.invalidOption(name: "stopsAtBalancedJSON",
                                                        reason: "a server cannot stop at balanced JSON; ask for a JSON Schema format instead")) {
-            try request.body()
+            try request.json()
         }
     }
 }
