@@ -58,9 +58,7 @@ extension Conversation.Responding {
     ///   the answer does not decode; what the conversation throws otherwise.
     public nonisolated func respond<T: Decodable & Sendable>(to prompt: String, generating type: T.Type,
                                                              options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
-        let response = try await respond(to: prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
-        return response.replacingContent(with: try StructuredDecoding.decode(T.self, from: response.text,
-                                                                              stopReason: response.stopReason))
+        try await respond(to: prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options).decoded(as: T.self)
     }
 }
 

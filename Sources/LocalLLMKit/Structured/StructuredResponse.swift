@@ -72,10 +72,8 @@ extension Conversation {
     public nonisolated func respond<T: Decodable & Sendable>(to prompt: String, attachments: [MediaAttachment] = [],
                                                   generating type: T.Type,
                                                   options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
-        let response = try await respond(to: prompt, attachments: attachments, format: .schema(try OutputSchema(deriving: T.self)),
-                                         options: options)
-        return response.replacingContent(with: try StructuredDecoding.decode(T.self, from: response.text,
-                                                                              stopReason: response.stopReason))
+        try await respond(to: prompt, attachments: attachments, format: .schema(try OutputSchema(deriving: T.self)),
+                          options: options).decoded(as: T.self)
     }
 }
 
@@ -85,8 +83,15 @@ extension LocalModel {
     /// - Throws: as ``Conversation/respond(to:attachments:generating:options:)``.
     public nonisolated func complete<T: Decodable & Sendable>(_ prompt: String, generating type: T.Type,
                                                    options: CompletionOptions = .init()) async throws -> ModelResponse<T> {
-        let result = try await complete(prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options)
-        return result.replacingContent(with: try StructuredDecoding.decode(T.self, from: result.text,
-                                                                            stopReason: result.stopReason))
+        try await complete(prompt, format: .schema(try OutputSchema(deriving: T.self)), options: options).decoded(as: T.self)
+    }
+}
+
+extension ModelResponse<String> {
+    /// This answer with its JSON text decoded as `T`, for the `generating:` overloads.
+    /// - Throws: ``OutputFormat/Error/incompleteOutput(raw:stopReason:)`` when the token limit cut
+    ///   the JSON short; ``OutputFormat/Error/invalidOutput(raw:reason:)`` when it does not decode.
+    func decoded<T: Decodable & Sendable>(as type: T.Type) throws -> ModelResponse<T> {
+        replacingContent(with: try StructuredDecoding.decode(T.self, from: text, stopReason: stopReason))
     }
 }
