@@ -31,7 +31,7 @@ enum ChatCommand {
 
         \(commandHelp)
         """,
-        flags: ModelOptions.all + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output
+        flags: ModelOptions.all + [ModelOptions.promptCache] + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output
     )
 
     /// What is printed besides the answers.
@@ -52,6 +52,13 @@ enum ChatCommand {
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let request = try GenerationFlags.request(arguments)
         let model = try await ModelOptions.load(arguments)
+        let code = try await chat(arguments, request: request, model: model)
+        await model.flushPromptCache()
+        return code
+    }
+
+    /// The chat itself, on `model`.
+    private static func chat(_ arguments: ParsedArguments, request: GenerationFlags.Request, model: LocalModel) async throws -> ExitCode {
         let conversation = try await GenerationFlags.conversation(arguments, model: model)
         let input = Console.inputIsTerminal ? ChatInput.terminal(historyFile: DataFolder.chatHistory()) : ChatInput.pipe()
         // On a terminal, Ctrl-C stops one answer (see `answer`); from a pipe it ends the command.

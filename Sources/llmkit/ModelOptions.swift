@@ -79,6 +79,12 @@ enum ModelOptions {
     /// Every model flag of a command that loads one model for generation.
     static var all: [Flag] { [model] + loading + weights }
 
+    /// `--prompt-cache` (`run`, `chat`, `serve`).
+    static let promptCache = Flag("--prompt-cache", option: "promptCache", help: """
+        keep evaluated prompts on disk ($LLMKIT_HOME/cache/prompts, 2 GiB at most), so that
+        another run whose prompt starts the same way (256 tokens or more) starts warm
+        """)
+
     /// The model flags of `embed`, `rerank` and `bench`, which describe `--model`, the threads,
     /// the context and the GPU layers in their own words: every one but `--fit`.
     static var withoutFitting: [Flag] { all.filter { $0.name != fit.name } }
@@ -173,6 +179,9 @@ enum ModelOptions {
         configuration.weights.adapters = try adapters(arguments)
         try configureControlVectors(&configuration, arguments)
         try MediaFlags.configure(&configuration, arguments)
+        if arguments.has("--prompt-cache") {
+            configuration.context.promptCache = LocalModel.PromptCache(folder: DataLocation.folder().appending(path: "cache/prompts"))
+        }
         return configuration
     }
 

@@ -31,7 +31,7 @@ enum RunCommand {
         Without --raw the prompt goes through the chat template: --chat-template, else the
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
-        flags: ModelOptions.all + prompt + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output,
+        flags: ModelOptions.all + [ModelOptions.promptCache] + prompt + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output,
         maximumPositionals: 2
     )
 
@@ -91,6 +91,7 @@ enum RunCommand {
         if arguments.has("--stats") {
             Console.err(report.statisticsLine)
         }
+        await model.flushPromptCache()
         if InterruptHandler.shared.wasInterrupted { return .interrupted }
         if raw && report.text.isEmpty {
             // Never a silent success with no output: say why nothing came.

@@ -45,6 +45,7 @@ enum ServeCommand {
                                no authentication or encryption: trusted networks only)
           -ts, --tensor-split A,B,…  each device's share of the offloaded layers (RPC servers' devices, then GPUs)
         \(ModelOptions.cacheHelp)
+        \(Flag.help([ModelOptions.promptCache]))
         \(SpeculationFlags.help)
                                (for every model that generates; an embedding model is served as it is)
           --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
@@ -78,7 +79,7 @@ enum ServeCommand {
         SIGTERM or Ctrl-C stops taking requests, lets those in flight finish (up to --drain),
         and exits 0.
         """,
-        flags: ModelOptions.basics + ModelOptions.placement + [ModelOptions.fit, ModelOptions.verbose] + ModelOptions.weights
+        flags: ModelOptions.basics + ModelOptions.placement + [ModelOptions.fit, ModelOptions.verbose] + ModelOptions.weights + [ModelOptions.promptCache]
             + ModelOptions.cacheLayout + SpeculationFlags.all,
         valueOptions: ["--model", "--host", "--port", "--parallel", "--queue", "--api-key", "--api-key-file", "--cors", "--max-body",
                        "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--mmproj", "--alias",
@@ -162,6 +163,7 @@ enum ServeCommand {
         }
         Console.message("llmkit serve: stopping; requests in flight may finish for \(drain.components.seconds) s")
         await running.stop(drainingFor: drain)
+        for entry in await residency.entries { await entry.model.flushPromptCache() }
         InterruptHandler.shared.acknowledgeTermination()
         Console.message("llmkit serve: stopped")
         return .success

@@ -33,6 +33,9 @@ extension LocalModel.Configuration {
         public var valueCacheType: CacheType
         /// Whether attention runs fused (see ``FlashAttention``); `.auto` by default.
         public var flashAttention: FlashAttention
+        /// Evaluated prompts kept on disk for other processes (see ``LocalModel/PromptCache``);
+        /// nil (the default): none.
+        public var promptCache: LocalModel.PromptCache?
 
         /// Creates the group; every argument has a default.
         public init(
@@ -44,7 +47,8 @@ extension LocalModel.Configuration {
             usesFullSlidingWindowCache: Bool = true,
             keyCacheType: CacheType = .f16,
             valueCacheType: CacheType = .f16,
-            flashAttention: FlashAttention = .auto
+            flashAttention: FlashAttention = .auto,
+            promptCache: LocalModel.PromptCache? = nil
         ) {
             self.length = length
             self.batchSize = batchSize
@@ -55,6 +59,7 @@ extension LocalModel.Configuration {
             self.keyCacheType = keyCacheType
             self.valueCacheType = valueCacheType
             self.flashAttention = flashAttention
+            self.promptCache = promptCache
         }
     }
 }

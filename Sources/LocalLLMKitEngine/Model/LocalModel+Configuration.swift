@@ -56,10 +56,11 @@ extension LocalModel {
             flashAttention: FlashAttention = .auto,
             adapters: [Adapter] = [],
             controlVectors: [ControlVector] = [],
-            controlVectorLayers: ClosedRange<Int>? = nil
+            controlVectorLayers: ClosedRange<Int>? = nil,
+            promptCache: PromptCache? = nil
         ) {
             self.weights = Weights(gpuLayers: gpuLayers, usesMemoryMap: usesMemoryMap, vocabularyOnly: vocabularyOnly, repacksWeights: repacksWeights, rpcServers: rpcServers, tensorSplit: tensorSplit, adapters: adapters, controlVectors: controlVectors, controlVectorLayers: controlVectorLayers, projector: projector)
-            self.context = Context(length: contextLength, batchSize: batchSize, microBatchSize: microBatchSize, threads: threads, cacheLayout: cacheLayout, usesFullSlidingWindowCache: usesFullSlidingWindowCache, keyCacheType: keyCacheType, valueCacheType: valueCacheType, flashAttention: flashAttention)
+            self.context = Context(length: contextLength, batchSize: batchSize, microBatchSize: microBatchSize, threads: threads, cacheLayout: cacheLayout, usesFullSlidingWindowCache: usesFullSlidingWindowCache, keyCacheType: keyCacheType, valueCacheType: valueCacheType, flashAttention: flashAttention, promptCache: promptCache)
             self.serving = Serving(parallelSequences: parallelSequences, maximumQueuedRequests: maximumQueuedRequests, speculation: speculation, mediaLimits: mediaLimits)
             self.memoryFit = memoryFit
         }
@@ -142,6 +143,15 @@ extension LocalModel {
                 throw fail("controlVectorLayers", "\(layers.lowerBound)...\(layers.upperBound) starts below layer 1")
             }
             try serving.speculation.validate()
+            if let cache = context.promptCache {
+                if !(1...(1 << 24)).contains(cache.minimumTokens) {
+                    throw fail("promptCache.minimumTokens", "\(cache.minimumTokens) is not between 1 and \(1 << 24)")
+                }
+                if cache.maximumBytes < 1 { throw fail("promptCache.maximumBytes", "\(cache.maximumBytes) is not positive") }
+                if serving.speculation.isEnabled {
+                    throw fail("promptCache", "it cannot be combined with speculation, whose drafting state the cache does not keep")
+                }
+            }
             try memoryFit?.validate()
             try validateDevices()
         }

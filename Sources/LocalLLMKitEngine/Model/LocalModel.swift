@@ -56,7 +56,7 @@ public actor LocalModel {
     package nonisolated let projector: ProjectorHandle?
     package nonisolated let tokenizer: Tokenizer
     private nonisolated let executor: EngineExecutor
-    private var batchScheduler: BatchScheduler?
+    var batchScheduler: BatchScheduler?
     /// How many shared contexts the model has created: one once it has generated, whatever
     /// the number of requests and conversations.
     package private(set) var sharedContextCount = 0
@@ -304,6 +304,7 @@ public actor LocalModel {
                                        speculator: try makeSpeculator(for: context))
         scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
+        if let settings = configuration.context.promptCache { scheduler.promptCache = try makePromptCacheStore(settings) }
         if let speculator = scheduler.speculator, effectiveConfiguration.computesOnCPUOnly,
            effectiveConfiguration.serving.speculation.preservesGreedyOutput {
             scheduler.exactVerificationRows = context.exactBatchRows(probing: try probeTokens(),

@@ -70,6 +70,8 @@ package final class BatchScheduler: @unchecked Sendable {
     package private(set) var lastGenerationStepSeconds: Double?
     /// The adapter scales of requests that name none (``LocalModel/adapterScales``).
     package var defaultAdapterScales: [Float]
+    /// Evaluated prompts kept on disk (see ``LocalModel/PromptCache``); nil: none.
+    var promptCache: PromptCacheStore?
     /// Steps decoded so far, for ``SequenceSlot/lastStep``.
     private var stepCounter: UInt64 = 0
     /// The adapter scales decoding now, and for how many steps (see ``adapterTurn()``).
@@ -366,6 +368,7 @@ package final class BatchScheduler: @unchecked Sendable {
     /// Starts waiting requests, first come first served, while sequences are idle.
     private func admitWaiting() {
         while let next = waiting.first {
+            loadCachedPrompt(for: next.request, adapterScales: next.adapterScales)
             // Cache computed with other adapter scales is not this request's.
             guard var placement = SlotPlacement.choose(
                 for: next.request.plan.promptTokens, in: slots, reusingCache: next.request.plan.reusesCache,
@@ -421,6 +424,7 @@ package final class BatchScheduler: @unchecked Sendable {
 
     func release(_ index: Int) {
         guard let outcome = slots[index].generation?.outcome else { return }
+        keepPrompt(of: index, evaluated: outcome.statistics.evaluatedPromptTokens)
         slots[index].generation = nil
         startOrder.removeAll { $0 == index }
         completions.removeValue(forKey: slots[index].id)?(.success(outcome))
@@ -502,7 +506,7 @@ extension BatchScheduler {
 
     /// Whether the first `count` positions of slot `index` are still in the cache (a sliding
     /// window may have dropped some).
-    private func isWhole(_ index: Int, _ count: Int) -> Bool {
+    func isWhole(_ index: Int, _ count: Int) -> Bool {
         !context.windowEvicted(in: slots[index].id, before: count)
     }
 

@@ -1,0 +1,42 @@
+import Foundation
+import LocalLLMKit
+import Testing
+
+/// `--prompt-cache` through the real binary: a later process whose prompt starts with the same
+/// long system prompt starts from the first's evaluated prefix.
+@Suite("llmkit --prompt-cache")
+struct PromptCacheCommandTests {
+    private static let system = (1...40).map { "Rule \($0): answer about the lighthouse log only, in few words." }.joined(separator: " ")
+
+    private static func run(_ question: String, home: URL, cache: Bool = true) throws -> [String: Any] {
+        let output = try CommandRunner.llmkit(["run", "-m", try ReferenceModel.chatURL().path, "--system", system, "-n", "6",
+                                               "--temperature", "0", "--json", question] + (cache ? ["--prompt-cache"] : []),
+                                              environment: ["LLMKIT_HOME": home.path])
+        #expect(output.status == 0, "\(output.stderr)")
+        return try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+    }
+
+    @Test("later runs start warm from the cache folder and agree with each other; speculation with it is refused")
+    func secondRunStartsWarm() throws {
+        let home = FileManager.default.temporaryDirectory.appending(path: "llmkit-prompt-cache-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let first = try Self.run("What is logged?", home: home)
+        #expect(first["cached_prompt_tokens"] as? Int == 0 && (first["prompt_tokens"] as? Int ?? 0) > 300)
+        let folder = home.appending(path: "cache/prompts")
+        let entries = FileManager.default.enumerator(atPath: folder.path)?.allObjects.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".prompt") } ?? []
+        #expect(entries.count == 1, "\(entries)")
+
+        // Two later processes start from the same entry: the same cached prefix, the same answer.
+        let second = try Self.run("Who keeps it?", home: home)
+        let third = try Self.run("Who keeps it?", home: home)
+        #expect((second["cached_prompt_tokens"] as? Int ?? 0) > (second["prompt_tokens"] as? Int ?? 0) - 16, "\(second)")
+        #expect(third["cached_prompt_tokens"] as? Int == second["cached_prompt_tokens"] as? Int)
+        #expect(second["text"] as? String == third["text"] as? String && !(second["text"] as? String ?? "").isEmpty)
+        let plain = try Self.run("Who keeps it?", home: home, cache: false)
+        #expect(plain["cached_prompt_tokens"] as? Int == 0)
+
+        let refused = try CommandRunner.llmkit(["run", "--prompt-cache", "--lookup", "-n", "2", "hi"], environment: ["LLMKIT_HOME": home.path])
+        #expect(refused.status == 1 && refused.stderr.contains("--prompt-cache") && refused.stderr.contains("speculation"), "\(refused.stderr)")
+    }
+}
