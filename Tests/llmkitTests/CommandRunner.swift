@@ -88,8 +88,8 @@ struct CommandRunner {
 
     /// Starts `llmkit serve --port 0 arguments…` and waits for its "listening on" line.
     /// - Returns: the process, its output so far, and the base URL it announced.
-    static func startServing(_ arguments: [String]) throws -> (Process, PipeReader, URL) {
-        let (process, reader) = try launch(llmkit(), ["serve", "--port", "0"] + arguments, stdin: "")
+    static func startServing(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, PipeReader, URL) {
+        let (process, reader) = try launch(llmkit(), ["serve", "--port", "0"] + arguments, stdin: "", environment: environment)
         let deadline = ContinuousClock.now + .seconds(120)
         while process.isRunning, ContinuousClock.now < deadline {
             let text = reader.standardErrorSoFar

@@ -39,4 +39,32 @@ struct PromptCacheCommandTests {
         let refused = try CommandRunner.llmkit(["run", "--prompt-cache", "--lookup", "-n", "2", "hi"], environment: ["LLMKIT_HOME": home.path])
         #expect(refused.status == 1 && refused.stderr.contains("--prompt-cache") && refused.stderr.contains("speculation"), "\(refused.stderr)")
     }
+
+    @Test("a restarted serve --prompt-cache answers a request after the same system prompt warm")
+    func serverRestartStartsWarm() throws {
+        let home = FileManager.default.temporaryDirectory.appending(path: "llmkit-prompt-cache-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        func ask(_ question: String) throws -> [String: Any] {
+            let (process, reader, base) = try CommandRunner.startServing(
+                ["--model", "chat=\(try ReferenceModel.chatURL().path)", "--no-library", "--prompt-cache", "--parallel", "1"],
+                environment: ["LLMKIT_HOME": home.path])
+            let body = try JSONSerialization.data(withJSONObject: [
+                "model": "chat", "max_tokens": 4, "temperature": 0,
+                "messages": [["role": "system", "content": Self.system], ["role": "user", "content": question]],
+            ] as [String: Any])
+            let reply = try CommandRunner.run(URL(filePath: "/usr/bin/curl"), [
+                "-sS", "-H", "Content-Type: application/json", "--data-binary", String(decoding: body, as: UTF8.self),
+                base.appending(path: "chat/completions").absoluteString,
+            ])
+            kill(process.processIdentifier, SIGTERM)
+            #expect(CommandRunner.finish(process, reader, deadline: ContinuousClock.now + .seconds(60)).status == 0)
+            let answer = try #require(JSONSerialization.jsonObject(with: Data(reply.stdout.utf8)) as? [String: Any], "\(reply.stdout)")
+            return try #require(answer["usage"] as? [String: Any], "\(answer)")
+        }
+        let first = try ask("What is logged?")
+        #expect((first["prompt_tokens_details"] as? [String: Any])?["cached_tokens"] as? Int ?? 0 == 0, "\(first)")
+        let second = try ask("Who keeps it?")
+        let cached = (second["prompt_tokens_details"] as? [String: Any])?["cached_tokens"] as? Int ?? 0
+        #expect(cached > (second["prompt_tokens"] as? Int ?? 0) - 16, "\(second)")
+    }
 }
