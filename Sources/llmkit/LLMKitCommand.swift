@@ -27,6 +27,7 @@ enum LLMKitCommand {
         ("cp", "copy a library model under another name, optionally with LoRA adapters"),
         ("import", "add a local GGUF file to the library"),
         ("completion", "print a bash, zsh or fish completion script"),
+        ("cache", "list or clear the prompt cache that --prompt-cache fills"),
     ]
 
     /// The overview that `llmkit --help` and `llmkit help` print.
@@ -56,6 +57,7 @@ enum LLMKitCommand {
         RunCommand.spec, ChatCommand.spec, PromptCommand.spec, InfoCommand.spec, BenchCommand.spec, PullCommand.spec,
         ListCommand.spec, ShowCommand.spec, RemoveCommand.spec, CopyCommand.spec, ImportCommand.spec, CompletionCommand.spec, ServeCommand.spec,
         EmbedCommand.spec, RerankCommand.spec, FitCommand.spec, PsCommand.spec, StopCommand.spec, RPCServerCommand.spec,
+        CacheCommand.spec,
     ].map { ($0.name, $0) })
 
     /// Other names of commands, as other tools spell them (Ollama's `ls`).
@@ -117,6 +119,7 @@ enum LLMKitCommand {
             case RerankCommand.spec.name: return try await RerankCommand.run(parsed)
             case FitCommand.spec.name: return try await FitCommand.run(parsed)
             case PsCommand.spec.name: return try await PsCommand.run(parsed)
+            case CacheCommand.spec.name: return try await CacheCommand.run(parsed)
             case StopCommand.spec.name: return try await StopCommand.run(parsed)
             case RPCServerCommand.spec.name: return try await RPCServerCommand.run(parsed)
             default: return try await BenchCommand.run(parsed)

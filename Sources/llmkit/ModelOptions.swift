@@ -180,7 +180,7 @@ enum ModelOptions {
         try configureControlVectors(&configuration, arguments)
         try MediaFlags.configure(&configuration, arguments)
         if arguments.has("--prompt-cache") {
-            configuration.context.promptCache = LocalModel.PromptCache(folder: DataLocation.folder().appending(path: "cache/prompts"))
+            configuration.context.promptCache = LocalModel.PromptCache(folder: PromptCacheFolder.standard())
         }
         return configuration
     }

@@ -16,7 +16,7 @@ struct PromptCacheCommandTests {
         return try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
     }
 
-    @Test("later runs start warm from the cache folder and agree with each other; speculation with it is refused")
+    @Test("later runs start warm from the cache folder and agree with each other; cache list and clear; speculation with it is refused")
     func secondRunStartsWarm() throws {
         let home = FileManager.default.temporaryDirectory.appending(path: "llmkit-prompt-cache-cli-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: home) }
@@ -35,6 +35,22 @@ struct PromptCacheCommandTests {
         #expect(second["text"] as? String == third["text"] as? String && !(second["text"] as? String ?? "").isEmpty)
         let plain = try Self.run("Who keeps it?", home: home, cache: false)
         #expect(plain["cached_prompt_tokens"] as? Int == 0)
+
+        // `llmkit cache` lists the entry and clears it, leaving what is not an entry.
+        let environment = ["LLMKIT_HOME": home.path]
+        let listed = try CommandRunner.llmkit(["cache", "list", "--json"], environment: environment)
+        let rows = listed.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(rows.count == 1 && (rows.first?["tokens"] as? Int ?? 0) > 300 && (rows.first?["bytes"] as? Int ?? 0) > 1 << 20, "\(listed.stdout)")
+        let keyFolder = try #require(FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil).first)
+        let notes = keyFolder.appending(path: "notes.txt")
+        try "mine".write(to: notes, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(at: keyFolder.appending(path: "link.prompt"), withDestinationURL: notes)
+        let cleared = try CommandRunner.llmkit(["cache", "clear"], environment: environment)
+        #expect(cleared.status == 0 && cleared.stderr.contains("removed 1 entries"), "\(cleared.stderr)")
+        #expect(try CommandRunner.llmkit(["cache", "list", "--json"], environment: environment).stdout.isEmpty)
+        #expect(try String(contentsOf: notes, encoding: .utf8) == "mine")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: keyFolder.appending(path: "link.prompt").path)) != nil)
+        #expect(try CommandRunner.llmkit(["cache", "empty"], environment: environment).status == 2)
 
         let refused = try CommandRunner.llmkit(["run", "--prompt-cache", "--lookup", "-n", "2", "hi"], environment: ["LLMKIT_HOME": home.path])
         #expect(refused.status == 1 && refused.stderr.contains("--prompt-cache") && refused.stderr.contains("speculation"), "\(refused.stderr)")

@@ -49,6 +49,20 @@ struct PromptCacheEntry: Equatable {
         return try? readHeader(&reader, expecting: expectation)
     }
 
+    /// The token count an entry's header announces, whatever model's it is; nil when the file
+    /// does not start as an entry. For listing, not for use: ``read(at:expecting:)`` checks the rest.
+    static func tokenCount(at url: URL) -> Int? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let head = try? handle.read(upToCount: magic.count + 4) else { return nil }
+        var reader = Reader(data: head)
+        guard (try? reader.bytes(magic.count)) == magic, let keyCount = try? reader.integer(UInt32.self), keyCount <= 4096,
+              let rest = try? handle.read(upToCount: Int(keyCount) + 4) else { return nil }
+        var tail = Reader(data: rest)
+        guard (try? tail.bytes(Int(keyCount))) != nil, let count = try? tail.integer(UInt32.self) else { return nil }
+        return Int(count)
+    }
+
     /// The whole entry at `url`, checked: nil when anything about it is wrong.
     static func read(at url: URL, expecting expectation: Expectation) -> PromptCacheEntry? {
         var status = stat()

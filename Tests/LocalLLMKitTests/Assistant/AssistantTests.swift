@@ -63,7 +63,8 @@ struct AssistantTests {
             (down, nil, { if case .unavailable(let reason) = $0 { reason.contains("did not list its models") } else { false } }),
             (try fake.model("garbage"), nil, { if case .failed = $0 { true } else { false } }),
             (try fake.model("ok"), nil, { if case .undecodable(let reason) = $0 { reason.contains("Hello world") } else { false } }),
-            (try fake.model("silent"), .seconds(2), { $0 == .timedOut(.seconds(2)) }),
+            // Long enough for the probe of its models to be answered on a loaded machine.
+            (try fake.model("silent"), .seconds(8), { $0 == .timedOut(.seconds(8)) }),
         ]
         for (model, timeout, expected) in cases {
             let started = ContinuousClock.now

@@ -184,18 +184,22 @@ struct ModelDownloadTests {
     func cancelThenResume() async throws {
         let library = LibraryFixtures.library(in: folder.url)
         let sha256 = try tinySHA256
-        let download = library.download(try ModelLibrary.DownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: sha256))
+        // The server pauses after 2 MiB, so that the cancel below comes mid-transfer however late
+        // the progress arrives on a loaded machine.
+        let url = server.url("/hold/2097152/tiny.gguf")
+        let download = library.download(try ModelLibrary.DownloadRequest(urls: [url], sha256: sha256))
         for await progress in download.progress where progress.bytes >= 1 << 20 {
             download.cancel()
             break
         }
         await #expect(throws: CancellationError.self) { try await download.value }
         #expect(try await library.models().isEmpty)
-        let partial = PartialDownloadFiles(folder: library.root.appending(path: ".downloads"), url: server.url("/slow/tiny.gguf")).partial
+        let partial = PartialDownloadFiles(folder: library.root.appending(path: ".downloads"), url: url).partial
         let kept = ModelLibrary.size(of: partial)
         #expect(kept >= 1 << 20)
 
-        let record = try await library.download(try ModelLibrary.DownloadRequest(urls: [server.url("/slow/tiny.gguf")], sha256: sha256)).value
+        try server.control("/control/release")
+        let record = try await library.download(try ModelLibrary.DownloadRequest(urls: [url], sha256: sha256)).value
         #expect(record.sha256 == sha256)
         let last = try #require(try server.log().last)
         #expect(last.range == "bytes=\(kept)-" && last.ifRange != nil && last.status == 206)
