@@ -254,15 +254,16 @@ enum ModelOptions {
     /// Applies `--verbose` and loads the model, with the speculation of ``SpeculationFlags`` when
     /// the command has them.
     /// - Parameter reusesPrefixes: whether a later request may continue an earlier one's tokens
-    ///   (a chat's turns, a tool's rounds, a server's requests). Without that, and without
-    ///   speculation (which drops rejected drafts), a sliding-window model keeps only its window's
+    ///   (a chat's turns, a tool's rounds, a server's requests). Without that, without
+    ///   speculation (which drops rejected drafts) and without the prompt cache (whose entries are
+    ///   prefixes for later processes), a sliding-window model keeps only its window's
     ///   cache, as llama-completion does, instead of the full-size one prefix reuse needs.
     static func load(_ arguments: ParsedArguments, configuration: LocalModel.Configuration? = nil,
                      reusesPrefixes: Bool = true) async throws -> LocalModel {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         var configuration = try configuration ?? self.configuration(arguments)
         if !configuration.serving.speculation.isEnabled { configuration.serving.speculation = try await SpeculationFlags.speculation(arguments) }
-        if !reusesPrefixes && !configuration.serving.speculation.isEnabled {
+        if !reusesPrefixes && !configuration.serving.speculation.isEnabled && configuration.context.promptCache == nil {
             configuration.context.usesFullSlidingWindowCache = false
         }
         let url = if let name = arguments.value("--model") {

@@ -64,6 +64,8 @@ struct RunCommandTests {
         let window = try #require(try swaCells(["--raw"]))
         #expect(window < 4096, "\(window) cells")
         #expect(try swaCells(["--raw", "--lookup"]) == 4096)
+        // The prompt cache's entries are prefixes for later processes: they need every position.
+        #expect(try swaCells(["--raw", "--prompt-cache"]) == 4096)
     }
 
     @Test("a prompt can come from stdin")
