@@ -45,11 +45,7 @@ enum CacheCommand {
                 [String(entry.url.deletingPathExtension().lastPathComponent.prefix(12)), "\(entry.tokenCount)",
                  ByteCount.format(entry.bytes), formatter.string(from: entry.lastUsed)]
             }
-            let widths = (0..<4).map { column in lines.map { $0[column].count }.max() ?? 0 }
-            for line in lines {
-                let padded = zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-                Console.out(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces) + "\n")
-            }
+            for line in ColumnTable.lines(lines) { Console.out(line + "\n") }
             let total = entries.reduce(Int64(0)) { $0 + $1.bytes }
             Console.message("\(entries.count) entries, \(ByteCount.format(total)) in \(folder.path)")
             return .success

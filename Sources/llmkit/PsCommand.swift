@@ -44,11 +44,7 @@ enum PsCommand {
         lines += answer.models.map { row in
             [row.name, ByteCount.format(row.size), "\(row.context_length)", "\(row.parallel_sequences)", row.expires_at ?? "forever"]
         }
-        let widths = (0..<5).map { column in lines.map { $0[column].count }.max() ?? 0 }
-        for line in lines {
-            let padded = zip(line, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-            Console.out(TerminalText.escaped(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces)) + "\n")
-        }
+        for line in ColumnTable.lines(lines) { Console.out(TerminalText.escaped(line) + "\n") }
         return .success
     }
 }

@@ -4,11 +4,12 @@ import Foundation
 /// of the model that computed them.
 ///
 /// Layout, little-endian: `LLMKPC01`, the key's length (u32) and the key (UTF-8), the token count
-/// (u32) and the tokens (i32 each), the state's length (u64) and the state, then a SHA-256 of
-/// everything before it (32 bytes). A reader checks the sizes before reading what they announce.
+/// (u32) and the tokens (i32 each), the state's length (u64) and the state, then the SHA-256 of
+/// everything before it (64 hexadecimal digits). A reader checks the sizes before reading what
+/// they announce.
 struct PromptCacheEntry: Equatable {
     static let magic = Array("LLMKPC01".utf8)
-    static let digestBytes = 32
+    static let digestBytes = 64
 
     var key: String
     var tokens: [Int32]
@@ -32,9 +33,7 @@ struct PromptCacheEntry: Equatable {
         tokens.withUnsafeBytes { data.append(contentsOf: $0) }
         data.appendLittleEndian(UInt64(state.count))
         data.append(contentsOf: state)
-        var digest = SHA256Digest()
-        digest.update(data)
-        data.append(contentsOf: Self.bytes(ofHex: digest.finalize()))
+        data.append(Data(SHA256Digest.hex(of: data).utf8))
         return data
     }
 
@@ -67,18 +66,19 @@ struct PromptCacheEntry: Equatable {
     static func read(at url: URL, expecting expectation: Expectation) -> PromptCacheEntry? {
         var status = stat()
         guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        let limit = magic.count + 4 + expectation.key.utf8.count + 4 + 4 * expectation.maximumTokens + 8
-            + expectation.maximumStateBytes + digestBytes
-        guard status.st_size <= limit, let data = try? Data(contentsOf: url, options: .mappedIfSafe),
+        // The model's bound on a state can be huge (a forged header): the sum must not overflow.
+        let header = magic.count + 4 + expectation.key.utf8.count + 4 + 4 * expectation.maximumTokens + 8 + digestBytes
+        let (limit, overflow) = header.addingReportingOverflow(expectation.maximumStateBytes)
+        guard overflow || status.st_size <= limit, let data = try? Data(contentsOf: url, options: .mappedIfSafe),
               data.count > digestBytes else { return nil }
         var reader = Reader(data: data)
         guard let tokens = try? readHeader(&reader, expecting: expectation),
               let stateCount = try? reader.integer(UInt64.self), stateCount <= UInt64(expectation.maximumStateBytes),
               reader.remaining == Int(stateCount) + digestBytes,
               let state = try? reader.bytes(Int(stateCount)) else { return nil }
-        var digest = SHA256Digest()
-        data.prefix(data.count - digestBytes).withUnsafeBytes { digest.update($0) }
-        guard Array(data.suffix(digestBytes)) == bytes(ofHex: digest.finalize()) else { return nil }
+        guard String(decoding: data.suffix(digestBytes), as: UTF8.self) == SHA256Digest.hex(of: data.prefix(data.count - digestBytes)) else {
+            return nil
+        }
         return PromptCacheEntry(key: expectation.key, tokens: tokens, state: state)
     }
 
@@ -94,17 +94,6 @@ struct PromptCacheEntry: Equatable {
             .map { Int32(littleEndian: $0) }
         guard tokens.allSatisfy({ $0 >= 0 && Int($0) < expectation.vocabularySize }) else { throw Reader.Invalid() }
         return tokens
-    }
-
-    private static func bytes(ofHex hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return bytes
     }
 
     /// Reads little-endian values from the front of some bytes.

@@ -19,8 +19,8 @@ package enum PromptCacheFolder {
 
     /// The entries under `folder`, most recently used first; files that are not entries are left out.
     package static func entries(in folder: URL) -> [Entry] {
-        files(in: folder, suffix: ".prompt").compactMap { url, bytes, date in
-            PromptCacheEntry.tokenCount(at: url).map { Entry(url: url, tokenCount: $0, bytes: bytes, lastUsed: date) }
+        files(under: folder, suffix: ".prompt").compactMap { file in
+            PromptCacheEntry.tokenCount(at: file.url).map { Entry(url: file.url, tokenCount: $0, bytes: file.bytes, lastUsed: file.used) }
         }.sorted { $0.lastUsed > $1.lastUsed }
     }
 
@@ -28,8 +28,8 @@ package enum PromptCacheFolder {
     /// left empty. Returns how many files and bytes went.
     package static func clear(_ folder: URL) -> (files: Int, bytes: Int64) {
         var removed = (files: 0, bytes: Int64(0))
-        for (url, bytes, _) in files(in: folder, suffix: ".prompt") + files(in: folder, suffix: ".partial") {
-            if (try? FileManager.default.removeItem(at: url)) != nil { removed = (removed.files + 1, removed.bytes + bytes) }
+        for file in files(under: folder, suffix: ".prompt") + files(under: folder, suffix: ".partial") {
+            if (try? FileManager.default.removeItem(at: file.url)) != nil { removed = (removed.files + 1, removed.bytes + file.bytes) }
         }
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
             rmdir(folder.appending(path: name).path)     // only an empty folder; never a link or a file
@@ -37,19 +37,22 @@ package enum PromptCacheFolder {
         return removed
     }
 
-    /// The regular files one level below `folder`'s key folders whose names end in `suffix`.
-    private static func files(in folder: URL, suffix: String) -> [(URL, Int64, Date)] {
-        var found: [(URL, Int64, Date)] = []
-        for key in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
-            let keyFolder = folder.appending(path: key)
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: keyFolder.path)) ?? [] where name.hasSuffix(suffix) {
-                let url = keyFolder.appending(path: name)
-                var status = stat()
-                guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
-                let used = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? .distantPast
-                found.append((url, Int64(status.st_size), used))
-            }
+    /// The regular files of every key folder under `root` whose names end in `suffix`.
+    static func files(under root: URL, suffix: String) -> [(url: URL, bytes: Int64, used: Date)] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).flatMap { key in
+            files(in: root.appending(path: key), suffix: suffix)
         }
-        return found
+    }
+
+    /// The regular files of `folder` whose names end in `suffix` (links, folders and devices of
+    /// such names are left out), with their sizes and modification dates.
+    static func files(in folder: URL, suffix: String) -> [(url: URL, bytes: Int64, used: Date)] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(suffix) }.compactMap { name in
+            let url = folder.appending(path: name)
+            var status = stat()
+            guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+            let used = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? .distantPast
+            return (url, Int64(status.st_size), used)
+        }
     }
 }

@@ -14,9 +14,8 @@ final class PromptCacheStore: @unchecked Sendable {
     init(settings: LocalModel.PromptCache, expectation: PromptCacheEntry.Expectation) {
         self.settings = settings
         self.expectation = expectation
-        var digest = SHA256Digest()
-        digest.update(Data(expectation.key.utf8))
-        folder = settings.folder.appending(path: String(digest.finalize().prefix(24)), directoryHint: .isDirectory)
+        folder = settings.folder.appending(path: String(SHA256Digest.hex(of: Data(expectation.key.utf8)).prefix(24)),
+                                           directoryHint: .isDirectory)
     }
 
     /// The entry that shares the longest prefix with `prompt`, if that prefix is at least
@@ -66,9 +65,8 @@ final class PromptCacheStore: @unchecked Sendable {
         writer.async { [self] in
             defer { done?() }
             guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil else { return }
-            var digest = SHA256Digest()
-            tokens.withUnsafeBytes { digest.update($0) }
-            let url = folder.appending(path: "\(digest.finalize().prefix(32)).prompt")
+            let name = SHA256Digest.hex(of: tokens.withUnsafeBytes { Data($0) }).prefix(32)
+            let url = folder.appending(path: "\(name).prompt")
             var status = stat()
             if lstat(url.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG { return }    // never replace what is not a file
             let temporary = folder.appending(path: ".\(UUID().uuidString).partial")
@@ -94,27 +92,18 @@ final class PromptCacheStore: @unchecked Sendable {
     /// Removes the least recently used entries of the whole cache folder (every key) while it is
     /// over ``LocalModel/PromptCache/maximumBytes``.
     private func evict() {
-        let keys: Set<URLResourceKey> = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
-        let files = (try? FileManager.default.subpathsOfDirectory(atPath: settings.folder.path)) ?? []
-        var entries: [(url: URL, size: Int, used: Date)] = []
-        for path in files where path.hasSuffix(".prompt") {
-            let url = settings.folder.appending(path: path)
-            guard let values = try? url.resourceValues(forKeys: keys), values.isRegularFile == true else { continue }
-            entries.append((url, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast))
-        }
-        var total = entries.reduce(0) { $0 + $1.size }
-        for entry in entries.sorted(by: { $0.used < $1.used }) where total > settings.maximumBytes {
+        let entries = PromptCacheFolder.files(under: settings.folder, suffix: ".prompt")
+        var total = entries.reduce(Int64(0)) { $0 + $1.bytes }
+        for entry in entries.sorted(by: { $0.used < $1.used }) where total > Int64(settings.maximumBytes) {
             try? FileManager.default.removeItem(at: entry.url)
-            total -= entry.size
+            total -= entry.bytes
         }
     }
 
     /// The entries of this key: regular files only (a link or a folder of that name is neither
     /// read nor removed), at most ``maximumEntriesRead`` of them.
     private func entryFiles() -> [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        return names.filter { $0.hasSuffix(".prompt") }.map { folder.appending(path: $0) }.filter(Self.isRegularFile)
-            .prefix(Self.maximumEntriesRead).map { $0 }
+        PromptCacheFolder.files(in: folder, suffix: ".prompt").prefix(Self.maximumEntriesRead).map(\.url)
     }
 
     /// The most entries whose headers one lookup reads: a folder filled with small files must not

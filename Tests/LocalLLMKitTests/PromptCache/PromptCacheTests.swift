@@ -133,4 +133,20 @@ struct PromptCacheTests {
         let after = try await Self.entries(in: folder, waiting: false)
         #expect(after.count == 1 && after != [entry], "\(after)")
     }
+
+    @Test("an entry is read back whole, even where the model's bound on a state is as large as an Int (a forged header)")
+    func unboundedStateBound() throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let entry = PromptCacheEntry(key: "k", tokens: [1, 2, 3], state: Array(repeating: 7, count: 100))
+        let url = folder.appending(path: "e.prompt")
+        try entry.encoded().write(to: url)
+        let unbounded = PromptCacheEntry.Expectation(key: "k", vocabularySize: 10, maximumTokens: 8, maximumStateBytes: .max)
+        #expect(PromptCacheEntry.read(at: url, expecting: unbounded) == entry)
+        #expect(PromptCacheEntry.tokenCount(at: url) == 3)
+        var damaged = try Data(contentsOf: url)
+        damaged[damaged.count - 1] ^= 0x01              // the digest itself
+        try damaged.write(to: url)
+        #expect(PromptCacheEntry.read(at: url, expecting: unbounded) == nil)
+    }
 }
