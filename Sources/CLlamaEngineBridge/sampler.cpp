@@ -1,6 +1,7 @@
 // The sampler half of the bridge: llama.cpp's common_sampler behind a C ABI.
 #include <string>
 #include "llmkit_bridge_support.hpp"
+#include "grammar_draft.hpp"
 
 #include "common.h"
 #include "sampling.h"
@@ -11,7 +12,8 @@
 #include <vector>
 
 // A common_sampler for the chain (penalties, top-k, top-p, min-p, temperature, draw),
-// plus, for output grammars, our own grammar sampler. When the chain's token breaks
+// plus, for output grammars, our own grammar (llama.cpp's, held here rather than in a grammar
+// sampler, so that grammar_draft.cpp can read its stacks). When the chain's token breaks
 // the grammar, common_sampler would check the grammar against the whole vocabulary
 // (262k tokens for Gemma) before sampling again. We first check only the most likely
 // tokens (by raw logit, plus any with a positive bias) and run the chain over those
@@ -36,7 +38,10 @@
 // greedy draw reads it.
 struct llmkit_sampler {
     common_sampler *         impl    = nullptr;
-    llama_sampler *          grammar = nullptr;
+    llama_grammar *          grammar = nullptr;
+    const llama_vocab *      vocab   = nullptr;
+    std::string              grammar_text;  // to build the grammar again on reset
+    std::string              history;       // the last accepted text, for grammar drafts
     std::vector<llama_token> boosted;      // tokens with a positive logit bias
     size_t                   prefilter = 0; // candidates the chain needs; 0: the whole vocabulary
     bool                     greedy    = false; // the chain keeps only the likeliest token (see below)
@@ -49,10 +54,13 @@ namespace {
 
 constexpr size_t likely_candidates = 1024;
 
-bool grammar_allows(llama_sampler * grammar, llama_token token) {
+// The accepted text a grammar draft looks back on (see grammar_draft.cpp).
+constexpr size_t history_bytes = 512;
+
+bool grammar_allows(llama_grammar * grammar, llama_token token) {
     llama_token_data data = {token, 1.0f, 0.0f};
     llama_token_data_array single = {&data, 1, -1, false};
-    llama_sampler_apply(grammar, &single);
+    llama_grammar_apply_impl(*grammar, &single);
     return std::isfinite(single.data[0].logit);
 }
 
@@ -60,7 +68,7 @@ bool grammar_allows(llama_sampler * grammar, llama_token token) {
 // LLAMA_TOKEN_NULL when no candidate survives both.
 llama_token sample_allowed(llmkit_sampler & s, std::vector<llama_token_data> & candidates) {
     llama_token_data_array array = {candidates.data(), candidates.size(), -1, false};
-    llama_sampler_apply(s.grammar, &array);
+    llama_grammar_apply_impl(*s.grammar, &array);
     bool any = false;
     for (size_t i = 0; i < array.size && !any; ++i) {
         any = std::isfinite(array.data[i].logit);
@@ -397,9 +405,10 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
         sp.mirostat_tau    = params->mirostat_tau;
         sp.mirostat_eta    = params->mirostat_eta;
         sp.no_perf         = true;
-        llama_sampler * grammar = nullptr;
+        llama_grammar * grammar = nullptr;
         if (params->grammar && params->grammar[0] != '\0') {
-            grammar = llama_sampler_init_grammar(llama_model_get_vocab(model), params->grammar, "root");
+            grammar = llama_grammar_init_impl(llama_model_get_vocab(model), params->grammar, "root", false,
+                                              nullptr, 0, nullptr, 0);
             if (!grammar) {
                 throw std::invalid_argument("llama.cpp cannot parse the grammar");
             }
@@ -408,30 +417,34 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
             sp.logit_bias.push_back({params->logit_bias_tokens[i], params->logit_bias_values[i]});
         }
         if (grammar && params->continuation_grammar && params->continuation_grammar[0] != '\0') {
-            llama_sampler_free(grammar);
+            llama_grammar_free_impl(grammar);
             throw std::invalid_argument("a sampler takes one grammar: an output grammar or a continuation grammar");
         }
         try {
             configure_reasoning_budget(model, *params, sp);
             configure_continuation_grammar(model, *params, sp);
         } catch (...) {
-            llama_sampler_free(grammar);
+            llama_grammar_free_impl(grammar);
             throw;
         }
         common_sampler * impl = nullptr;
         try {
             impl = common_sampler_init(model, sp);
         } catch (...) {
-            llama_sampler_free(grammar);
+            llama_grammar_free_impl(grammar);
             throw;
         }
         if (!impl) {
-            llama_sampler_free(grammar);
+            llama_grammar_free_impl(grammar);
             throw std::runtime_error("llama.cpp could not build the sampler chain");
         }
         auto * sampler = new llmkit_sampler;
         sampler->impl = impl;
         sampler->grammar = grammar;
+        sampler->vocab = llama_model_get_vocab(model);
+        if (grammar) {
+            sampler->grammar_text = params->grammar;
+        }
         for (int32_t i = 0; i < params->logit_bias_count; ++i) {
             if (params->logit_bias_values[i] > 0) {
                 sampler->boosted.push_back(params->logit_bias_tokens[i]);
@@ -488,7 +501,13 @@ extern "C" bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, l
             throw std::invalid_argument("accept needs a sampler");
         }
         if (sampler->grammar) {
-            llama_sampler_accept(sampler->grammar, token);
+            llama_grammar_accept_impl(*sampler->grammar, token);
+            char piece[256];
+            const int32_t length = llama_token_to_piece(sampler->vocab, token, piece, sizeof piece, 0, true);
+            sampler->history.append(piece, length > 0 ? static_cast<size_t>(length) : 0);
+            if (sampler->history.size() > 2 * history_bytes) {
+                sampler->history.erase(0, sampler->history.size() - history_bytes);
+            }
         }
         common_sampler_accept(sampler->impl, token, true);
         return true;
@@ -500,7 +519,13 @@ extern "C" void llmkit_sampler_reset(llmkit_sampler * sampler) {
         if (sampler) {
             common_sampler_reset(sampler->impl);
             if (sampler->grammar) {
-                llama_sampler_reset(sampler->grammar);
+                llama_grammar * fresh = llama_grammar_init_impl(sampler->vocab, sampler->grammar_text.c_str(), "root",
+                                                                false, nullptr, 0, nullptr, 0);
+                if (fresh) {
+                    llama_grammar_free_impl(sampler->grammar);
+                    sampler->grammar = fresh;
+                }
+                sampler->history.clear();
             }
         }
         return 0;
@@ -514,7 +539,28 @@ extern "C" uint32_t llmkit_sampler_seed(const llmkit_sampler * sampler) {
 extern "C" void llmkit_sampler_free(llmkit_sampler * sampler) {
     if (sampler) {
         common_sampler_free(sampler->impl);
-        llama_sampler_free(sampler->grammar);
+        llama_grammar_free_impl(sampler->grammar);
         delete sampler;
     }
+}
+
+extern "C" int32_t llmkit_sampler_grammar_draft(llmkit_sampler * sampler, int32_t max_chars, char * out,
+                                                int32_t capacity, llmkit_error * error) {
+    return llmkit::guarded<int32_t>(error, -1, [&]() -> int32_t {
+        if (!sampler || max_chars < 0 || capacity < 0 || (capacity > 0 && !out)) {
+            throw std::invalid_argument("a grammar draft needs a sampler and room for its text");
+        }
+        if (!sampler->grammar) {
+            return 0;
+        }
+        const size_t from = sampler->history.size() > history_bytes ? sampler->history.size() - history_bytes : 0;
+        std::string text = llmkit::grammar_draft(*sampler->grammar, sampler->history.substr(from),
+                                                 static_cast<size_t>(max_chars));
+        size_t length = std::min(text.size(), static_cast<size_t>(capacity));
+        while (length > 0 && length < text.size() && (static_cast<unsigned char>(text[length]) & 0xC0) == 0x80) {
+            --length;                       // never half a character
+        }
+        std::memcpy(out, text.data(), length);
+        return static_cast<int32_t>(length);
+    });
 }

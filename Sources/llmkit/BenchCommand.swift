@@ -28,7 +28,9 @@ enum BenchCommand {
                                   tokens per run with --schema (default: 200), or the answer length
                                   with --parse (default: 2000)
               --schema FILE.json  instead: generation speed constrained by this JSON Schema next to
-                                  unconstrained (temperature 1, same seeds, -r runs each, alternated)
+                                  unconstrained (temperature 1, same seeds, -r runs each, alternated),
+                                  with grammar drafts and one token a step; forced and sampled tokens
+              --temperature T     the sampling temperature of --schema's runs (default: 1; 0 = greedy)
               --parse             instead: the time spent parsing a streamed answer with thinking, as a share
                                   of the generation time, parsing every chunk (the former way) and only
                                   chunks that could change the split; -r alternated runs each (default: 3),
@@ -67,7 +69,8 @@ enum BenchCommand {
         Here -p, -n and -r keep llama-bench's meanings (not run's --prompt, --max-tokens, --stop);
         --ctx-size, --n-gpu-layers and --n-predict (= --max-tokens) are accepted as in llama.cpp.
         """,
-        flags: ModelOptions.withoutFitting + SpeculationFlags.all + ModelOptions.cacheLayout,
+        flags: ModelOptions.withoutFitting + SpeculationFlags.all + ModelOptions.cacheLayout
+            + GenerationFlags.everyday.filter { $0.name == "--temperature" },
         valueOptions: ["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens", "--schema", "--chat-template",
                        "--parallel", "--duration", "--tasks"],
         flagOptions: ["--json", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative"],
@@ -98,6 +101,7 @@ enum BenchCommand {
             return try await SchemaBenchmark.run(model: model, schemaPath: schema,
                                                  repetitions: try arguments.integer("--repetitions", in: 1...10_000) ?? 5,
                                                  maximumTokens: try arguments.integer("--max-tokens", in: 1...100_000) ?? 200,
+                                                 temperature: try arguments.number("--temperature") ?? 1,
                                                  json: arguments.has("--json"))
         }
         if arguments.has("--parse") {

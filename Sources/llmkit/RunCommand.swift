@@ -196,6 +196,9 @@ struct RunReport: Encodable {
     /// Tokens drafted by speculation, and those of them the model agreed with.
     let draftedTokens: Int
     let acceptedDraftTokens: Int
+    /// Tokens drafted from the output grammar, and those of them the model agreed with (forced).
+    let grammarDraftedTokens: Int
+    let forcedTokens: Int
     let promptTokensPerSecond: Double
     let generationTokensPerSecond: Double
     let timeToFirstTokenMs: Double
@@ -222,6 +225,8 @@ struct RunReport: Encodable {
         thinkingTokens = statistics.thinkingTokens
         draftedTokens = statistics.draftedTokens
         acceptedDraftTokens = statistics.acceptedDraftTokens
+        grammarDraftedTokens = statistics.grammarDraftedTokens
+        forcedTokens = statistics.forcedTokens
         promptTokensPerSecond = statistics.promptTokensPerSecond
         generationTokensPerSecond = statistics.generationTokensPerSecond
         timeToFirstTokenMs = statistics.timeToFirstToken.milliseconds
@@ -236,7 +241,7 @@ struct RunReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case type, text, thinking, stopReason, stopSequence, promptTokens, cachedPromptTokens, generatedTokens
-        case thinkingTokens, draftedTokens, acceptedDraftTokens, promptTokensPerSecond, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs
+        case thinkingTokens, draftedTokens, acceptedDraftTokens, grammarDraftedTokens, forcedTokens, promptTokensPerSecond, generationTokensPerSecond, timeToFirstTokenMs, loadTimeMs
         case encodedMedia, mediaEncodingMs, promptEvalMs, seed, model, toolCalls
     }
 
@@ -254,6 +259,8 @@ struct RunReport: Encodable {
         try container.encode(thinkingTokens, forKey: .thinkingTokens)
         try container.encode(draftedTokens, forKey: .draftedTokens)
         try container.encode(acceptedDraftTokens, forKey: .acceptedDraftTokens)
+        try container.encode(grammarDraftedTokens, forKey: .grammarDraftedTokens)
+        try container.encode(forcedTokens, forKey: .forcedTokens)
         try container.encode(promptTokensPerSecond, forKey: .promptTokensPerSecond)
         try container.encode(generationTokensPerSecond, forKey: .generationTokensPerSecond)
         try container.encode(timeToFirstTokenMs, forKey: .timeToFirstTokenMs)
@@ -271,9 +278,11 @@ struct RunReport: Encodable {
         let drafts = draftedTokens == 0 ? "" : String(format: " | drafts: %d of %d tokens accepted (%.0f%%)",
                                                       acceptedDraftTokens, draftedTokens,
                                                       100 * Double(acceptedDraftTokens) / Double(draftedTokens))
+        let forced = grammarDraftedTokens == 0 ? "" : String(format: " | grammar drafts: %d of %d tokens forced",
+                                                              forcedTokens, grammarDraftedTokens)
         let media = encodedMedia == 0 ? "" : String(format: " | images: %d encoded in %.0f ms", encodedMedia, mediaEncodingMs)
         return String(format: "\n[%@] prompt: %d tokens (%d cached), %.1f t/s%@ | generation: %d tokens, %.1f t/s%@ | first token: %.0f ms | load: %.0f ms | stop: %@\n",
                       URL(filePath: model).lastPathComponent, promptTokens, cachedPromptTokens, promptTokensPerSecond, media,
-                      generatedTokens, generationTokensPerSecond, drafts, timeToFirstTokenMs, loadTimeMs, stopReason)
+                      generatedTokens, generationTokensPerSecond, drafts + forced, timeToFirstTokenMs, loadTimeMs, stopReason)
     }
 }

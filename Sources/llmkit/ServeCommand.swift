@@ -125,7 +125,7 @@ enum ServeCommand {
         try server.validate()
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
 
-        let speculation = try await SpeculationFlags.speculation(arguments)
+        let speculation = try await SpeculationFlags.speculation(arguments, constrainsOutput: true)
         let keepAlive = try arguments.integer("--keep-alive", in: 0...(1 << 30)).map { Duration.seconds($0) }
         let residency = LoadedModels(policy: .init(keepAlive: keepAlive))
         var models: [String: ModelServer.Source] = [:]

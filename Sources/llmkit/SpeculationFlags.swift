@@ -24,7 +24,8 @@ enum SpeculationFlags {
             """),
         Flag("--fixed-draft", help: """
             check every drafted token, as llama.cpp does; by default a step checks as
-            much of a draft as pays for itself, measured as it generates
+            much of a draft as pays for itself, measured as it generates (also for the
+            drafts of an output format: the text its grammar allows next)
             """),
         Flag("--inexact-greedy", help: """
             let a greedy request check drafts longer than the CPU computes exactly as one
@@ -37,9 +38,14 @@ enum SpeculationFlags {
     static var help: String { Flag.help(all) }
 
     /// The speculation the flags ask for; ``LocalModel/Configuration/Speculation/none`` without them.
-    /// - Throws: ``UsageError`` for more than one of `--lookup`, `--draft-model` and `--mtp`, or
-    ///   `--draft-max` with none of them.
-    static func speculation(_ arguments: ParsedArguments) async throws -> LocalModel.Configuration.Speculation {
+    /// - Parameter constrainsOutput: whether requests may have an output format, whose grammar
+    ///   drafts `--fixed-draft` and `--inexact-greedy` also change (nil: whether `--schema`,
+    ///   `--json-schema`, `--grammar` or `--format` is given).
+    /// - Throws: ``UsageError`` for more than one of `--lookup`, `--draft-model` and `--mtp`,
+    ///   `--draft-max` with none of them, or `--fixed-draft` or `--inexact-greedy` with none of
+    ///   them and no output format.
+    static func speculation(_ arguments: ParsedArguments, constrainsOutput: Bool? = nil) async throws
+        -> LocalModel.Configuration.Speculation {
         let maximum = try arguments.integer("--draft-max", in: 1...256)
         let draftModel = arguments.value("--draft-model")
         let chosen = [draftModel != nil, arguments.has("--lookup"), arguments.has("--mtp")].count(where: { $0 })
@@ -55,10 +61,11 @@ enum SpeculationFlags {
             speculation = .multiTokenPrediction(maximumDraft: maximum ?? 3)
         } else {
             if maximum != nil { throw UsageError(message: "--draft-max needs --draft-model, --lookup or --mtp") }
-            for flag in ["--fixed-draft", "--inexact-greedy"] where arguments.has(flag) {
-                throw UsageError(message: "\(flag) needs --draft-model, --lookup or --mtp")
+            let formatted = constrainsOutput ?? ["--schema", "--json-schema", "--grammar", "--format"].contains { arguments.value($0) != nil }
+            for flag in ["--fixed-draft", "--inexact-greedy"] where arguments.has(flag) && !formatted {
+                throw UsageError(message: "\(flag) needs --draft-model, --lookup, --mtp or an output format (--schema, --json-schema, --grammar, --format json)")
             }
-            return .none
+            speculation = .none
         }
         speculation.adaptsDraftLength = !arguments.has("--fixed-draft")
         speculation.preservesGreedyOutput = !arguments.has("--inexact-greedy")

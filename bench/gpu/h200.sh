@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole GPU comparison, on the GPU machine (no Swift toolchain, no network), in one
-# command: `bash bench/gpu/h200.sh [env|build|models|bench|kv|batched|serve|steps|speculative|images|fit|rpc|save|all]` (default: all), with the
+# command: `bash bench/gpu/h200.sh [env|build|models|bench|kv|batched|serve|steps|speculative|schema|images|fit|rpc|save|all]` (default: all), with the
 # payload from bench/gpu/package.sh in .gpu-payload/. Each phase is skipped when its output
 # exists, so the phases can also run as separate calls.
 #
@@ -23,6 +23,9 @@
 #           (the real model, carried in parts as .gpu-smol/part-* since a call carries 64 MiB at most) on
 #           the editing, extraction and quoting tasks, and multi-token prediction on the synthetic mimo2
 #           that scripts/synth-mtp-model writes there, each against llama-server's own
+#   schema  llmkit bench --schema on SmolLM2-135M-Instruct (as for speculative), all layers on the GPU:
+#           bench/schemas/review.json and long_keys.json, greedy and at temperature 1, unconstrained
+#           against constrained with grammar drafts and one token a step
 #   images  bench/images.py on the 7B-shaped model with a CLIP ViT-B/14-shaped random projector
 #           (scripts/synth-vision-model --shape base): image encoding and the first token after it,
 #           against llama-mtmd-cli, ABBA-paired
@@ -158,16 +161,23 @@ phase_steps() {
     } | tee "$out/steps-synth-7b-q4_0.md"
 }
 
-phase_speculative() {
-    libraries
-    local smol="$work/smollm2-135m-instruct-q4_1.gguf" mtp="$work/synthetic-mimo2-mtp.gguf" threads
-    threads="$(nproc)"
+# SmolLM2-135M-Instruct, from the parts a call carries (.gpu-smol*/part-*: 64 MiB a call at most).
+smol_model() {
+    local smol="$work/smollm2-135m-instruct-q4_1.gguf"
     if [ ! -f "$smol" ]; then
-        cat "$root"/.gpu-smol/part-* > "$smol.partial"
+        cat "$root"/.gpu-smol*/part-* > "$smol.partial"
         echo "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53  $smol.partial" | sha256sum -c --quiet \
             || { rm -f "$smol.partial"; echo "SmolLM2's parts do not add up to the model" >&2; exit 1; }
         mv "$smol.partial" "$smol"
     fi
+    echo "$smol"
+}
+
+phase_speculative() {
+    libraries
+    local smol mtp="$work/synthetic-mimo2-mtp.gguf" threads
+    threads="$(nproc)"
+    smol="$(smol_model)"
     if [ ! -f "$mtp" ]; then
         [ -d "$work/python-gguf" ] || { mkdir -p "$work/python-gguf" && tar -C "$work/python-gguf" -xJf "$payload/python-gguf.tar.xz"; }
         PYTHONPATH="$work/python-gguf" python3 "$root/scripts/synth-mtp-model" --tokenizer "$smol" --output "$mtp" >&2
@@ -179,6 +189,20 @@ phase_speculative() {
     python3 "$root/bench/speculative.py" --mtp --model "$mtp" --prefix "$work/prefix" --llmkit "$work/llmkit" \
         --threads "$threads" --gpu-layers 999 --pairs "${LLMKIT_GPU_SPEC_PAIRS:-2}" --max-tokens 128 \
         --json "$out/speculative-mtp-synthetic.json" | tee "$out/speculative-mtp-synthetic.md"
+}
+
+phase_schema() {
+    libraries
+    local smol
+    smol="$(smol_model)"
+    log "constrained generation with grammar drafts on the GPU"
+    for schema in review long_keys; do
+        for temperature in 0 1; do
+            echo "## $schema.json, temperature $temperature"
+            "$work/llmkit" bench --schema "$root/bench/schemas/$schema.json" --model "$smol" -ngl 999 \
+                --threads "$(nproc)" -r "${LLMKIT_GPU_SCHEMA_RUNS:-6}" --temperature "$temperature"
+        done
+    done | tee "$out/schema-smollm2.md"
 }
 
 phase_images() {
@@ -236,6 +260,7 @@ case "$phase" in
     batched) phase_batched ;;
     serve) phase_serve ;;
     speculative) phase_speculative ;;
+    schema) phase_schema ;;
     images) phase_images ;;
     fit) phase_fit ;;
     rpc) phase_rpc ;;

@@ -138,6 +138,14 @@ int32_t llmkit_sampler_sample_logits(llmkit_sampler * sampler, const float * log
 /// sets `*error` on failure (for example a token the grammar rejects).
 bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, llmkit_error * error);
 
+/// The text the sampler's output grammar allows next (at most `max_chars` characters, UTF-8,
+/// at most `capacity` bytes of it into `out`, never half a character): where the grammar allows
+/// one character, or a few of which the accepted text shows the likely one. Returns its length
+/// in bytes (0 without an output grammar, or where the grammar leaves a choice), or -1 and sets
+/// `*error`. The grammar's state does not change.
+int32_t llmkit_sampler_grammar_draft(llmkit_sampler * sampler, int32_t max_chars, char * out, int32_t capacity,
+                                     llmkit_error * error);
+
 /// Clears the sampler's history and grammar state.
 void llmkit_sampler_reset(llmkit_sampler * sampler);
 

@@ -50,6 +50,12 @@ package enum SamplingConstraint: Sendable, Equatable {
     /// A GBNF grammar that continues the prompt's generation prefix (llama.cpp feeds the
     /// prefix to it first). With triggers it is lazy: it applies only from the first trigger on.
     case continuation(String, triggers: [GrammarTrigger], preservedTokens: Set<Int32>)
+
+    /// Whether it is ``grammar(_:)``: the whole output follows a grammar.
+    package var isOutputGrammar: Bool {
+        if case .grammar = self { return true }
+        return false
+    }
 }
 
 /// What starts a lazy grammar.

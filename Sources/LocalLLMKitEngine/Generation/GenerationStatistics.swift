@@ -28,6 +28,12 @@ public struct GenerationStatistics: Sendable, Equatable {
     public var draftAcceptanceRate: Double {
         draftedTokens > 0 ? Double(acceptedDraftTokens) / Double(draftedTokens) : 0
     }
+    /// Tokens drafted from the output grammar: text the grammar allowed next (a JSON Schema's
+    /// keys and punctuation), decoded in one step with the token before it.
+    public var grammarDraftedTokens: Int = 0
+    /// Grammar-drafted tokens that the model's own draws agreed with, so that they cost no step
+    /// of their own (``generatedTokens`` minus these were sampled one a step).
+    public var forcedTokens: Int = 0
     /// Time spent evaluating the prompt (the part not taken from the cache).
     public var promptDuration: Duration = .zero
     /// Time from the first sampled token to the last.
@@ -61,6 +67,8 @@ public struct GenerationStatistics: Sendable, Equatable {
         thinkingTokens += round.thinkingTokens
         draftedTokens += round.draftedTokens
         acceptedDraftTokens += round.acceptedDraftTokens
+        grammarDraftedTokens += round.grammarDraftedTokens
+        forcedTokens += round.forcedTokens
         encodedMedia += round.encodedMedia
         mediaEncodingDuration += round.mediaEncodingDuration
         promptDuration += round.promptDuration

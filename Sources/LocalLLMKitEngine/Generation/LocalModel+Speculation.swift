@@ -42,10 +42,12 @@ extension LocalModel.Configuration {
         /// maximises the expected tokens per second, none when no draft pays. Where checking a
         /// token costs nearly nothing (a GPU) that is usually the whole draft; on a CPU with few
         /// cores, only drafts that are likely right. False checks every drafted token, up to
-        /// ``maximumDraft``, as llama.cpp does.
+        /// ``maximumDraft``, as llama.cpp does. The same holds for the drafts of an output
+        /// grammar (``CompletionOptions/speculates``), with or without a speculation source.
         public var adaptsDraftLength = true
         /// Whether a greedy request keeps exactly the tokens plain decoding gives it (true by
-        /// default): on the CPU, a greedy request generating alone checks at most as many drafted
+        /// default; an output grammar's drafts keep a seeded request's tokens too): on the CPU, a
+        /// greedy request generating alone checks at most as many drafted
         /// tokens as the model computes in one batch exactly as one token alone (measured at the
         /// first request: 7 rows for Qwen2.5-Coder-0.5B; see docs/PERFORMANCE.md). False checks
         /// longer drafts, as llama.cpp does, and a near tie may then go the other way.
@@ -104,8 +106,8 @@ extension LocalModel.Configuration {
         package func resolved(for file: GGUFFile) throws -> Speculation {
             switch source {
             case .automatic:
-                guard file.multiTokenPredictionLayers > 0 && !file.hasRecurrentLayers else { return .none }
-                var chosen = Speculation.multiTokenPrediction()
+                var chosen = file.multiTokenPredictionLayers > 0 && !file.hasRecurrentLayers
+                    ? Speculation.multiTokenPrediction() : .none
                 chosen.adaptsDraftLength = adaptsDraftLength
                 chosen.preservesGreedyOutput = preservesGreedyOutput
                 return chosen

@@ -103,6 +103,28 @@ package final class Sampler {
         return token
     }
 
+    /// The text the output grammar allows next, at most `maximumCharacters`: where it allows one
+    /// character, or a few of which the text accepted so far shows the likely one (optional
+    /// whitespace). Empty without an output grammar, or where the grammar leaves a choice.
+    /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
+    package func grammarDraft(maximumCharacters: Int) throws -> String {
+        let capacity = 4 * maximumCharacters
+        var bytes = [CChar](repeating: 0, count: capacity)
+        var error: llmkit_error?
+        let length = llmkit_sampler_grammar_draft(pointer, Int32(clamping: maximumCharacters), &bytes, Int32(clamping: capacity), &error)
+        guard length >= 0 else { throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "the grammar draft failed") }
+        return String(decoding: bytes.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Records `token` as generated (penalties and grammar state) without sampling it.
+    /// - Throws: ``LocalModel/Error/samplingFailed(reason:)`` for a token the grammar rejects.
+    package func accept(_ token: Int32) throws {
+        var error: llmkit_error?
+        guard llmkit_sampler_accept(pointer, token, &error) else {
+            throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "the token was rejected")
+        }
+    }
+
     /// The seed in use.
     package var seed: UInt32 { llmkit_sampler_seed(pointer) }
 

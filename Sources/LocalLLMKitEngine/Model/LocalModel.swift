@@ -301,14 +301,18 @@ public actor LocalModel {
         let scheduler = BatchScheduler(context: context, tokenizer: tokenizer, executor: executor,
                                        queueLimit: configuration.serving.maximumQueuedRequests,
                                        defersText: effectiveConfiguration.defersTextWorkInEffect,
-                                       speculator: try makeSpeculator(for: context))
+                                       speculator: try makeSpeculator(for: context),
+                                       plansGrammarDrafts: effectiveConfiguration.serving.speculation.adaptsDraftLength)
         scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
         if let settings = configuration.context.promptCache { scheduler.promptCache = try makePromptCacheStore(settings) }
-        if let speculator = scheduler.speculator, effectiveConfiguration.computesOnCPUOnly,
-           effectiveConfiguration.serving.speculation.preservesGreedyOutput {
-            scheduler.exactVerificationRows = context.exactBatchRows(probing: try probeTokens(),
-                                                                     upTo: speculator.maximumDraft + 1)
+        if effectiveConfiguration.computesOnCPUOnly, effectiveConfiguration.serving.speculation.preservesGreedyOutput {
+            if let speculator = scheduler.speculator {
+                scheduler.exactVerificationRows = context.exactBatchRows(probing: try probeTokens(),
+                                                                         upTo: speculator.maximumDraft + 1)
+            } else {
+                scheduler.exactRowsProbe = try probeTokens()        // measured by the first grammar request
+            }
         }
         batchScheduler = scheduler
         sharedContextCount += 1

@@ -124,6 +124,35 @@ package final class ActiveGeneration {
         outcome?.statistics.acceptedDraftTokens = statistics.acceptedDraftTokens
     }
 
+    /// Counts a grammar draft of `drafted` tokens of which `accepted` agreed with its draws.
+    package func recordGrammarDraft(drafted: Int, accepted: Int) {
+        statistics.grammarDraftedTokens += drafted
+        statistics.forcedTokens += accepted
+        outcome?.statistics.grammarDraftedTokens = statistics.grammarDraftedTokens
+        outcome?.statistics.forcedTokens = statistics.forcedTokens
+    }
+
+    /// Whether the request drafts the text its output grammar allows next
+    /// (``grammarDraft(maximum:)``): a grammar, and options that draft.
+    package var draftsFromGrammar: Bool {
+        request.plan.constraint.isOutputGrammar && request.plan.options.speculates
+    }
+
+    /// The tokens of the text the output grammar allows next after the pending token
+    /// (``Sampler/grammarDraft(maximumCharacters:)``), at most `maximum`. The text is tokenized
+    /// alone and its last token left out: it may be the start of a longer token that the model
+    /// writes with what follows. The draft is a guess all the same: the scheduler draws at
+    /// each of its positions, and keeps it only as far as the draws agree.
+    package func grammarDraft(maximum: Int) -> [Int32] {
+        guard maximum > 0, pendingToken != nil, draftsFromGrammar,
+              let text = try? sampler.grammarDraft(maximumCharacters: Self.grammarDraftCharacters), !text.isEmpty,
+              let tokens = try? tokenizer.tokenize(text, addSpecial: false, parseSpecial: false) else { return [] }
+        return Array(tokens.dropLast().prefix(maximum))
+    }
+
+    /// The most characters of a grammar draft: more than the tokens a step drafts are seldom known.
+    private static let grammarDraftCharacters = 64
+
     /// Undoes ``takePrompt(upTo:)`` after a decode that failed or was aborted.
     package func returnPrompt(_ count: Int) {
         nextPromptIndex -= count

@@ -5,12 +5,24 @@
 /// token, and the cache drops the rest of the draft. So every token is one the request would
 /// have drawn without speculation, and its text (stop sequences, end of generation, the token
 /// limit) is handled token by token: a request that ends inside a draft ends at the same token.
+///
+/// Drafts come from the speculator, or from a request's output grammar: the text the grammar
+/// allows next (a JSON Schema's keys and punctuation), which needs no drafting model and which
+/// the draws agree with whenever the model tokenizes it as the draft does.
 extension BatchScheduler {
+    /// Tokens to decode after a sequence's pending token in one step.
+    struct Draft {
+        var tokens: [Int32]
+        /// Whether the output grammar made it (``ActiveGeneration/grammarDraft(maximum:)``), not the speculator.
+        var fromGrammar = false
+    }
+
     /// A draft decoded in this step for one sequence: its tokens follow the pending token at `batchIndex`.
     struct Speculated {
-        var draft: [Int32]
+        var draft: Draft
         var batchIndex: Int
     }
+
 
     /// A prompt-lookup draft that was checked only in part, or not at all: its tokens would
     /// have been at positions `start`, `start + 1`, …, and the step checked the first `checked`.
@@ -25,20 +37,22 @@ extension BatchScheduler {
     /// Drafts for the generating sequences `indices`, within the batch's room (each sequence's
     /// pending token first) and each request's token and context limits, for the requests whose
     /// options speculate (``CompletionOptions/speculates``); a greedy request that generates alone
-    /// within ``exactVerificationRows``. A sequence without a draft this step is absent. A failing
-    /// draft model costs only this step's drafts.
+    /// within ``exactVerificationRows``. A request with an output grammar drafts what the grammar
+    /// allows next, where it knows that; the others draft with the speculator. A sequence without
+    /// a draft this step is absent. A failing draft model costs only this step's drafts.
     ///
     /// With a ``DraftPlanner``, a draft model or MTP drafts only the tokens the plan checks;
     /// prompt lookup drafts all it can, the plan checks part of it, and a draft it does not
     /// check whole is kept as a ``ShadowDraft`` (one per sequence at a time).
-    func draft(for indices: [Int]) -> [Int: [Int32]] {
-        guard let speculator else { return [:] }
-        observeShadowDrafts(of: indices)
+    func draft(for indices: [Int]) -> [Int: Draft] {
         var room = context.batchSize - indices.count
+        var result = grammarDrafts(for: indices, room: &room)
+        guard let speculator else { return result }
+        observeShadowDrafts(of: indices, in: &shadowDrafts, planner: &draftPlanner)
         var requests: [Speculator.Request] = []
         for index in indices {
-            guard room > 0, let generation = slots[index].generation, let token = generation.pendingToken,
-                  generation.request.plan.options.speculates else { continue }
+            guard room > 0, result[Int(slots[index].id)] == nil, let generation = slots[index].generation,
+                  let token = generation.pendingToken, generation.request.plan.options.speculates else { continue }
             // A greedy request generating alone draws exactly what plain decoding would: its draft
             // stays within the rows a batch computes as one token alone does.
             let exact = indices.count == 1 && generation.isGreedy ? (exactVerificationRows ?? Int.max) - 1 : Int.max
@@ -53,7 +67,7 @@ extension BatchScheduler {
             requests.removeAll { $0.maximum == 0 }
         }
         let start = ContinuousClock.now
-        guard var drafts = try? speculator.drafts(for: requests) else { return [:] }
+        guard var drafts = try? speculator.drafts(for: requests) else { return result }
         if !speculator.draftsCheaply {
             // A draft context that had to catch up on more than the last step's tokens (a new
             // prompt, or steps that did not draft) took longer than drafting does step by step.
@@ -72,9 +86,8 @@ extension BatchScheduler {
                 drafts[offset].removeSubrange(length...)
             }
         }
-        var result: [Int: [Int32]] = [:]
         for (request, draft) in zip(requests, drafts) where !draft.isEmpty {
-            result[Int(request.sequence)] = draft
+            result[Int(request.sequence)] = Draft(tokens: draft)
         }
         return result
     }
@@ -83,7 +96,7 @@ extension BatchScheduler {
     /// generated since (the pending token included); a draft is counted once it is decided:
     /// a token differs, or every token agrees. The planner counts it whole, checked part
     /// included (``verify(_:of:decoded:)`` leaves that part to this).
-    private func observeShadowDrafts(of indices: [Int]) {
+    func observeShadowDrafts(of indices: [Int], in shadowDrafts: inout [Int32: ShadowDraft], planner draftPlanner: inout DraftPlanner?) {
         guard !shadowDrafts.isEmpty else { return }
         for index in indices {
             let sequence = slots[index].id
@@ -110,23 +123,37 @@ extension BatchScheduler {
     /// keeps the agreeing part of the draft in the cache and drops the rest.
     func verify(_ speculation: Speculated, of index: Int, decoded entries: [InferenceContext.Entry]) {
         guard let generation = slots[index].generation else { return }
+        let draft = speculation.draft
         slots[index].tokens.append(entries[speculation.batchIndex].token)
         // A draft checked in part: its shadow tells the planner about it once decided.
-        let shadowed = shadowDrafts[slots[index].id].map {
-            $0.start == slots[index].tokens.count && $0.checked == speculation.draft.count
+        let shadowed = (draft.fromGrammar ? grammarShadows : shadowDrafts)[slots[index].id].map {
+            $0.start == slots[index].tokens.count && $0.checked == draft.tokens.count
         } ?? false
         var accepted = 0
         defer {
             context.removePositions(of: slots[index].id, from: slots[index].tokens.count)
-            generation.recordDraft(drafted: speculation.draft.count, accepted: accepted)
-            if !shadowed {
-                draftPlanner?.recordDraft(drafted: speculation.draft.count, accepted: accepted, of: Int(slots[index].id))
+            if draft.fromGrammar {
+                generation.recordGrammarDraft(drafted: draft.tokens.count, accepted: accepted)
+                if !shadowed {
+                    grammarPlanner?.recordDraft(drafted: draft.tokens.count, accepted: accepted, of: Int(slots[index].id))
+                }
+            } else {
+                generation.recordDraft(drafted: draft.tokens.count, accepted: accepted)
+                if !shadowed {
+                    draftPlanner?.recordDraft(drafted: draft.tokens.count, accepted: accepted, of: Int(slots[index].id))
+                }
+                speculator?.accept(accepted, for: slots[index].id)
             }
-            speculator?.accept(accepted, for: slots[index].id)
             if generation.outcome != nil { release(index) }
         }
         guard generation.outcome == nil else { return }     // its text ended it: a stop sequence, or balanced JSON
-        for row in 0...speculation.draft.count {
+        for row in 0...draft.tokens.count {
+            if row > 0 {
+                // Deferred text (see ``ActiveGeneration/handleDeferredText()``) is handled before the
+                // next draw: the token just accepted may end the request.
+                do { try generation.handleDeferredText() } catch { return fail(index, error) }
+                guard generation.outcome == nil else { return }
+            }
             let batchIndex = Int32(speculation.batchIndex + row)
             do {
                 if generation.samplesFromLogits, let logits = context.logits(at: batchIndex) {
@@ -137,10 +164,9 @@ extension BatchScheduler {
             } catch {
                 return fail(index, error)
             }
-            guard generation.outcome == nil, row < speculation.draft.count,
-                  generation.pendingToken == speculation.draft[row] else { return }
+            guard generation.outcome == nil, row < draft.tokens.count, generation.pendingToken == draft.tokens[row] else { return }
             accepted += 1
-            slots[index].tokens.append(speculation.draft[row])
+            slots[index].tokens.append(draft.tokens[row])
         }
     }
 }

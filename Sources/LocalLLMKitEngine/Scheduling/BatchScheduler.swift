@@ -43,6 +43,10 @@ package final class BatchScheduler: @unchecked Sendable {
     /// with the tokens generated instead, they tell the planner how far such drafts run right,
     /// for free.
     var shadowDrafts: [Int32: ShadowDraft] = [:]
+    /// Chooses how much of each grammar draft a step checks (see ``grammarDrafts(for:room:)``).
+    var grammarPlanner: DraftPlanner?
+    /// Grammar drafts that a step checked in part or not at all, by sequence (as ``shadowDrafts``).
+    var grammarShadows: [Int32: ShadowDraft] = [:]
     var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
     private var waiting: [Waiting] = []
@@ -65,6 +69,10 @@ package final class BatchScheduler: @unchecked Sendable {
     /// request generating alone to draw exactly what plain decoding draws
     /// (``InferenceContext/exactBatchRows(probing:sequence:upTo:)``); nil: no bound.
     package var exactVerificationRows: Int?
+    /// On the CPU, without speculation: the tokens that measure ``exactVerificationRows`` on the
+    /// first request with an output grammar (the measure needs a sequence whose cache is empty).
+    /// Until then a greedy request generating alone drafts nothing from its grammar.
+    package var exactRowsProbe: [Int32]?
     /// How long the last step that decoded only generated tokens took: what other work between
     /// steps is sized against.
     package private(set) var lastGenerationStepSeconds: Double?
@@ -79,7 +87,7 @@ package final class BatchScheduler: @unchecked Sendable {
 
     /// A scheduler over `context`, whose sequences it owns from now on.
     package init(context: InferenceContext, tokenizer: Tokenizer, executor: EngineExecutor, queueLimit: Int,
-                 defersText: Bool = false, speculator: Speculator? = nil) {
+                 defersText: Bool = false, speculator: Speculator? = nil, plansGrammarDrafts: Bool = true) {
         self.context = context
         self.tokenizer = tokenizer
         self.executor = executor
@@ -91,6 +99,9 @@ package final class BatchScheduler: @unchecked Sendable {
             draftPlanner = DraftPlanner(sequenceCount: context.sequenceCount, maximumDraft: speculator.maximumDraft,
                                         maximumRows: rows)
         }
+        grammarPlanner = !plansGrammarDrafts ? nil : DraftPlanner(sequenceCount: context.sequenceCount, maximumDraft: Self.maximumGrammarDraft,
+                                      maximumRows: min(context.batchSize, context.sequenceCount * (Self.maximumGrammarDraft + 1)),
+                                      doubt: Self.grammarDraftDoubt)
         self.defaultAdapterScales = context.adapterScales
         self.slots = (0..<context.sequenceCount).map { SequenceSlot(id: Int32($0), adapterScales: context.adapterScales) }
     }
@@ -174,7 +185,7 @@ package final class BatchScheduler: @unchecked Sendable {
             let position = generation.position
             if let draft = drafts[index] { speculated[index] = Speculated(draft: draft, batchIndex: entries.count) }
             entries.append(.init(token: token, position: position, sequence: slots[index].id, wantsLogits: true))
-            for (offset, token) in (drafts[index] ?? []).enumerated() {
+            for (offset, token) in (drafts[index]?.tokens ?? []).enumerated() {
                 entries.append(.init(token: token, position: position + 1 + offset, sequence: slots[index].id, wantsLogits: true))
             }
             flags.append(generation.request.cancellation)
@@ -215,6 +226,7 @@ package final class BatchScheduler: @unchecked Sendable {
                 let seconds = (.now - start).seconds
                 lastGenerationStepSeconds = seconds
                 draftPlanner?.recordStep(rows: entries.count, seconds: seconds)
+                grammarPlanner?.recordStep(rows: entries.count, seconds: seconds)
             }
         }
         if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
@@ -379,11 +391,21 @@ package final class BatchScheduler: @unchecked Sendable {
             if let cut = next.request.plan.media.first(where: { $0.nonCausal && $0.range.dropFirst().contains(placement.cachedTokens) }) {
                 placement.cachedTokens = cut.start
             }
+            let probesExactRows = exactVerificationRows == nil && exactRowsProbe != nil
+                && next.request.plan.options.speculates && next.request.plan.constraint.isOutputGrammar
+            if probesExactRows { placement.cachedTokens = 0 }       // once per model: its cache is the probe's
             let cached = prepare(placement)
+            if probesExactRows, let probe = exactRowsProbe {
+                exactVerificationRows = context.exactBatchRows(probing: probe, sequence: slots[placement.slot].id,
+                                                               upTo: Self.maximumGrammarDraft + 1)
+                exactRowsProbe = nil
+            }
             slots[placement.slot].adapterScales = next.adapterScales
             speculator?.begin(slots[placement.slot].id, prompt: next.request.plan.promptTokens)
             draftPlanner?.reset(Int(slots[placement.slot].id))
             shadowDrafts[slots[placement.slot].id] = nil
+            grammarPlanner?.reset(Int(slots[placement.slot].id))
+            grammarShadows[slots[placement.slot].id] = nil
             do {
                 let generation = try ActiveGeneration(request: next.request, submitted: next.submitted,
                                                       sequence: slots[placement.slot].id, cachedTokens: cached,

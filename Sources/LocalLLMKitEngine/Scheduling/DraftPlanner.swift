@@ -27,9 +27,11 @@ package struct DraftPlanner: Sendable {
         private var reached: [Double]
         private var rejected: [Double]
 
-        init(positions: Int) {
+        init(positions: Int, doubt: Double = 0) {
             reached = Array(repeating: 0, count: max(positions, 1))
             rejected = reached
+            reached[0] = doubt
+            rejected[0] = doubt
         }
 
         /// The chance that each of the first `count` tokens of the next draft is accepted
@@ -101,10 +103,13 @@ package struct DraftPlanner: Sendable {
 
     /// A planner for `sequenceCount` sequences that draft at most `maximumDraft` tokens, whose
     /// steps decode at most `maximumRows` rows.
-    package init(sequenceCount: Int, maximumDraft: Int, maximumRows: Int) {
+    /// - Parameter doubt: drafts rejected at their first token that the model's recent drafts
+    ///   start with: more than 0 when drafts can be watched for free before any is checked
+    ///   (shadow drafts), so that only drafts seen to be right cost rows.
+    package init(sequenceCount: Int, maximumDraft: Int, maximumRows: Int, doubt: Double = 0) {
         self.maximumDraft = max(maximumDraft, 1)
         stepSeconds = Array(repeating: [], count: max(maximumRows, 1) + 1)
-        recent = Acceptance(positions: self.maximumDraft)
+        recent = Acceptance(positions: self.maximumDraft, doubt: doubt)
         acceptance = Array(repeating: recent, count: sequenceCount)
     }
 
