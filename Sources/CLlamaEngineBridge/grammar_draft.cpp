@@ -97,13 +97,13 @@ void append_utf8(std::string & text, uint32_t code) {
 }  // namespace
 
 std::string grammar_draft(llama_grammar & grammar, const std::string & history, size_t max_chars) {
-    if (grammar.partial_utf8.n_remain != 0 || grammar.awaiting_trigger) {
-        return "";
+    std::vector<uint32_t> allowed;
+    if (grammar.partial_utf8.n_remain != 0 || grammar.awaiting_trigger || !next_characters(grammar.stacks, allowed)) {
+        return "";                          // the common case inside free text: no copy of the stacks
     }
     const llama_grammar_stacks saved = grammar.stacks;
     std::string text = history;
     const size_t start = text.size();
-    std::vector<uint32_t> allowed;
     try {
         for (size_t count = 0; count < max_chars && next_characters(grammar.stacks, allowed); ++count) {
             uint32_t chosen = allowed.front();

@@ -31,6 +31,8 @@ enum BenchCommand {
                                   unconstrained (temperature 1, same seeds, -r runs each, alternated),
                                   with grammar drafts and one token a step; forced and sampled tokens
               --temperature T     the sampling temperature of --schema's runs (default: 1; 0 = greedy)
+              --chat              --schema's prompt as a user message through the chat template
+                                  (default: a raw completion, as llama-completion's)
               --parse             instead: the time spent parsing a streamed answer with thinking, as a share
                                   of the generation time, parsing every chunk (the former way) and only
                                   chunks that could change the split; -r alternated runs each (default: 3),
@@ -73,7 +75,7 @@ enum BenchCommand {
             + GenerationFlags.everyday.filter { $0.name == "--temperature" },
         valueOptions: ["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens", "--schema", "--chat-template",
                        "--parallel", "--duration", "--tasks"],
-        flagOptions: ["--json", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative"],
+        flagOptions: ["--json", "--chat", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative"],
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).
         aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]
@@ -101,7 +103,7 @@ enum BenchCommand {
             return try await SchemaBenchmark.run(model: model, schemaPath: schema,
                                                  repetitions: try arguments.integer("--repetitions", in: 1...10_000) ?? 5,
                                                  maximumTokens: try arguments.integer("--max-tokens", in: 1...100_000) ?? 200,
-                                                 temperature: try arguments.number("--temperature") ?? 1,
+                                                 temperature: try arguments.number("--temperature") ?? 1, chat: arguments.has("--chat"),
                                                  json: arguments.has("--json"))
         }
         if arguments.has("--parse") {

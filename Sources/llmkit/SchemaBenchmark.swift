@@ -20,17 +20,19 @@ enum SchemaBenchmark {
     private static let modes = ["unconstrained", "constrained", "constrained-stepwise"]
 
     static func run(model: LocalModel, schemaPath: String, repetitions: Int, maximumTokens: Int, temperature: Double,
-                    json: Bool) async throws -> ExitCode {
+                    chat: Bool, json: Bool) async throws -> ExitCode {
         let schema = try GenerationFlags.readFile(schemaPath, option: "--schema")
-        let prompt = "Here is a JSON document describing a product review:\n"
+        // Raw completion (llama-completion's way), or a user message through the chat template.
+        let prompt = chat ? "Write a JSON document describing a product review." : "Here is a JSON document describing a product review:\n"
         var totals: [String: (tokens: Int, seconds: Double, generated: Int, forced: Int)] = [:]
         for run in 0..<repetitions {
             for key in (run % 2 == 0 ? modes : modes.reversed()) {
                 var options = CompletionOptions(maximumResponseTokens: maximumTokens,
                                                 sampling: .init(temperature: temperature, seed: UInt32(run + 1)))
                 options.speculates = key != "constrained-stepwise"
-                let result = try await model.complete(prompt, format: key == "unconstrained" ? .text : .jsonSchema(schema),
-                                                      options: options)
+                let format: OutputFormat = key == "unconstrained" ? .text : .jsonSchema(schema)
+                let result = chat ? try await Conversation(model: model).respond(to: prompt, format: format, options: options)
+                    : try await model.complete(prompt, format: format, options: options)
                 // Decode-and-sample steps after the first token, and the time they took.
                 let statistics = result.statistics
                 let seconds = statistics.generationDuration.milliseconds / 1000

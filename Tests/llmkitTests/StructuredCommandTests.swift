@@ -60,8 +60,28 @@ struct StructuredCommandTests {
         let output = try CommandRunner.llmkit(["bench", "--schema", folder.path("schema.json"), "-r", "1", "--max-tokens", "24", "--json"])
         #expect(output.status == 0, "\(output.stderr)")
         let rows = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [[String: Any]])
-        #expect(rows.map { $0["mode"] as? String } == ["unconstrained", "constrained"])
+        #expect(rows.map { $0["mode"] as? String } == ["unconstrained", "constrained", "constrained-stepwise"])
         #expect(rows.allSatisfy { ($0["tokens_per_second"] as? Double ?? 0) > 0 })
+        // Every generated token was either forced by a grammar draft or sampled; one token a step forces none.
+        #expect(rows.allSatisfy { ($0["forced_tokens"] as? Int ?? -1) + ($0["sampled_tokens"] as? Int ?? -1) == $0["generated_tokens"] as? Int })
+        #expect(rows[0]["forced_tokens"] as? Int == 0 && rows[2]["forced_tokens"] as? Int == 0)
+    }
+
+    @Test("run --schema with --fixed-draft checks every grammar draft, and reports the forced tokens")
+    func grammarDrafts() throws {
+        let folder = try ScratchFolder()
+        let schema = #"{"type": "object", "properties": {"customer_account_identifier": {"type": "integer", "minimum": 0, "maximum": 999}, "requires_signature_on_delivery_confirmation": {"type": "boolean"}}, "required": ["customer_account_identifier", "requires_signature_on_delivery_confirmation"], "additionalProperties": false}"#
+        try schema.write(toFile: folder.path("order.json"), atomically: true, encoding: .utf8)
+        let output = try CommandRunner.llmkit(["run", "--schema", folder.path("order.json"), "--fixed-draft", "--temperature", "0",
+                                               "-n", "80", "--json", "An order as JSON."])
+        #expect(output.status == 0, "\(output.stderr)")
+        let object = try #require(JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let drafted = object["grammar_drafted_tokens"] as? Int ?? 0, forced = object["forced_tokens"] as? Int ?? -1
+        #expect(forced > 0 && forced <= drafted, "\(output.stdout)")
+        #expect((object["generated_tokens"] as? Int ?? 0) > forced)
+        let stats = try CommandRunner.llmkit(["run", "--schema", folder.path("order.json"), "--fixed-draft", "--temperature", "0",
+                                              "-n", "80", "--stats", "An order as JSON."])
+        #expect(stats.stderr.contains("grammar drafts: \(forced) of \(drafted) tokens forced"), "\(stats.stderr)")
     }
 
     /// Inputs that crashed, hung or exhausted memory in llama.cpp, and what the error must name.

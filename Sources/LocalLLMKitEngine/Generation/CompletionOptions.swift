@@ -15,10 +15,12 @@ public struct CompletionOptions: Sendable, Equatable {
     /// End generation at the first complete top-level JSON object or array (strings and
     /// escapes respected); the stop reason is then ``StopReason/endOfText``. Useful without a grammar.
     public var stopsAtBalancedJSON: Bool
-    /// Whether the request drafts with its model's speculation
-    /// (``LocalModel/Configuration/Serving/speculation``); false decodes one token per step. For a
+    /// Whether the request drafts: with its model's speculation
+    /// (``LocalModel/Configuration/Serving/speculation``), and with an output format's grammar
+    /// (the text the grammar allows next, such as a schema's keys, decoded in one step);
+    /// false decodes one token per step. The answer is the same either way; false is for a
     /// request whose drafts would seldom be accepted (high temperature, free text with prompt
-    /// lookup), or to compare both ways on one model. Without speculation it changes nothing.
+    /// lookup), or to compare both ways on one model.
     public var speculates: Bool
     /// Reports each generated token's log-probability (``TokenLogProbability``) with this many
     /// of the likeliest tokens beside it (0 … ``maximumLogProbabilityAlternatives``); nil

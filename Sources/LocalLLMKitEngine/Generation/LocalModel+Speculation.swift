@@ -46,7 +46,8 @@ extension LocalModel.Configuration {
         /// grammar (``CompletionOptions/speculates``), with or without a speculation source.
         public var adaptsDraftLength = true
         /// Whether a greedy request keeps exactly the tokens plain decoding gives it (true by
-        /// default; an output grammar's drafts keep a seeded request's tokens too): on the CPU, a
+        /// default; an output grammar's drafts keep a seeded request's tokens too, and draft only
+        /// while the sequence holds fewer than 256 cells): on the CPU, a
         /// greedy request generating alone checks at most as many drafted
         /// tokens as the model computes in one batch exactly as one token alone (measured at the
         /// first request: 7 rows for Qwen2.5-Coder-0.5B; see docs/PERFORMANCE.md). False checks

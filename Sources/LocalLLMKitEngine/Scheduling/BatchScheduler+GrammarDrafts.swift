@@ -15,12 +15,18 @@ extension BatchScheduler {
     /// small models often write a key in other tokens than the draft's, and a rejected row costs
     /// a good part of a step on a CPU; the shadows show how often drafts are right, for free.
     static let grammarDraftDoubt = 3.0
+    /// Below this many cells a sequence's single-token decodes on the CPU attend as a batch's
+    /// rows do: llama.cpp pads the cells attended to by 256, and from 512 on ggml's CPU flash
+    /// attention splits one query's cells across threads (docs/PERFORMANCE.md, "Bit-identical
+    /// logits"), so no batch then computes what one token alone does.
+    static let exactCells = 256
 
     /// Grammar drafts for the generating sequences `indices` whose requests have an output
     /// grammar and draft (``ActiveGeneration/draftsFromGrammar``), within `room` batch rows
     /// (less what they take), each request's token limit and, for a request generating alone,
-    /// ``exactVerificationRows`` (so that greedy and seeded draws are those of one token a step,
-    /// where the device computes a batch's rows as it computes one token); keyed by sequence.
+    /// ``exactVerificationRows`` and ``exactCells`` (so that greedy and seeded draws are those of
+    /// one token a step: the CPU then computes a batch's rows as it computes one token); keyed
+    /// by sequence.
     func grammarDrafts(for indices: [Int], room: inout Int) -> [Int: Draft] {
         observeShadowDrafts(of: indices, in: &grammarShadows, planner: &grammarPlanner)
         var candidates: [(index: Int, tokens: [Int32])] = []
@@ -28,7 +34,9 @@ extension BatchScheduler {
             guard let generation = slots[index].generation, generation.draftsFromGrammar else { continue }
             // Unknown exact rows (not probed yet, see ``exactRowsProbe``) allow such a request no draft.
             let exactRows = exactVerificationRows ?? (exactRowsProbe == nil ? Int.max : 1)
-            let exact = indices.count == 1 ? exactRows - 1 : Int.max
+            let preserves = indices.count == 1 && (exactVerificationRows != nil || exactRowsProbe != nil)
+            // The draft's last position (after the pending token's) stays below exactCells.
+            let exact = preserves ? min(exactRows - 1, Self.exactCells - 1 - (slots[index].tokens.count + 1)) : Int.max
             let tokens = generation.grammarDraft(maximum: min(Self.maximumGrammarDraft, generation.remainingTokens - 1, exact))
             if !tokens.isEmpty { candidates.append((index, tokens)) }
         }
