@@ -107,7 +107,9 @@ std::string grammar_draft(llama_grammar & grammar, const std::string & history, 
     try {
         for (size_t count = 0; count < max_chars && next_characters(grammar.stacks, allowed); ++count) {
             uint32_t chosen = allowed.front();
-            if (allowed.size() > 1 && !predict(text, allowed, chosen)) {
+            // Not at the start: right after the model's own token, its choice among a few
+            // characters (a comma or a space after a value) is its own, and seldom the history's.
+            if (allowed.size() > 1 && (count == 0 || !predict(text, allowed, chosen))) {
                 break;
             }
             llama_grammar_accept(&grammar, chosen);

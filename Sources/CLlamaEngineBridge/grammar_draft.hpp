@@ -8,6 +8,9 @@
 
 namespace llmkit {
 
+/// The most characters a grammar draft walks at once.
+constexpr size_t grammar_draft_characters = 64;
+
 /// The text `grammar` allows next, at most `max_chars` characters, where the grammar allows one
 /// character, or a few single characters of which `history` (the text accepted so far) shows
 /// which one followed the same context last. Empty mid-character, while a lazy grammar waits

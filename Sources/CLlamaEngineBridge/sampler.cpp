@@ -42,6 +42,7 @@ struct llmkit_sampler {
     const llama_vocab *      vocab   = nullptr;
     std::string              grammar_text;  // to build the grammar again on reset
     std::string              history;       // the last accepted text, for grammar drafts
+    std::string              draft;         // the last grammar draft, less what was accepted of it since
     std::vector<llama_token> boosted;      // tokens with a positive logit bias
     size_t                   prefilter = 0; // candidates the chain needs; 0: the whole vocabulary
     bool                     greedy    = false; // the chain keeps only the likeliest token (see below)
@@ -504,7 +505,14 @@ extern "C" bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, l
             llama_grammar_accept_impl(*sampler->grammar, token);
             char piece[256];
             const int32_t length = llama_token_to_piece(sampler->vocab, token, piece, sizeof piece, 0, true);
-            sampler->history.append(piece, length > 0 ? static_cast<size_t>(length) : 0);
+            const size_t count = length > 0 ? static_cast<size_t>(length) : 0;
+            sampler->history.append(piece, count);
+            // A draft whose start was accepted still holds: the grammar allows what it allowed.
+            if (count <= sampler->draft.size() && sampler->draft.compare(0, count, piece, count) == 0) {
+                sampler->draft.erase(0, count);
+            } else {
+                sampler->draft.clear();
+            }
             if (sampler->history.size() > 2 * history_bytes) {
                 sampler->history.erase(0, sampler->history.size() - history_bytes);
             }
@@ -526,6 +534,7 @@ extern "C" void llmkit_sampler_reset(llmkit_sampler * sampler) {
                     sampler->grammar = fresh;
                 }
                 sampler->history.clear();
+                sampler->draft.clear();
             }
         }
         return 0;
@@ -553,9 +562,19 @@ extern "C" int32_t llmkit_sampler_grammar_draft(llmkit_sampler * sampler, int32_
         if (!sampler->grammar) {
             return 0;
         }
-        const size_t from = sampler->history.size() > history_bytes ? sampler->history.size() - history_bytes : 0;
-        std::string text = llmkit::grammar_draft(*sampler->grammar, sampler->history.substr(from),
-                                                 static_cast<size_t>(max_chars));
+        // Walking the grammar costs a few microseconds a character: a draft is walked once, and
+        // what is left of it after the tokens accepted since is drafted again.
+        if (sampler->draft.empty()) {
+            const size_t from = sampler->history.size() > history_bytes ? sampler->history.size() - history_bytes : 0;
+            sampler->draft = llmkit::grammar_draft(*sampler->grammar, sampler->history.substr(from), llmkit::grammar_draft_characters);
+        }
+        std::string text = sampler->draft;
+        size_t characters = 0, end = 0;
+        while (end < text.size() && characters < static_cast<size_t>(max_chars)) {
+            ++characters;
+            do { ++end; } while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80);
+        }
+        text.resize(end);
         size_t length = std::min(text.size(), static_cast<size_t>(capacity));
         while (length > 0 && length < text.size() && (static_cast<unsigned char>(text[length]) & 0xC0) == 0x80) {
             --length;                       // never half a character

@@ -24,8 +24,8 @@
 #           the editing, extraction and quoting tasks, and multi-token prediction on the synthetic mimo2
 #           that scripts/synth-mtp-model writes there, each against llama-server's own
 #   schema  llmkit bench --schema on SmolLM2-135M-Instruct (as for speculative), all layers on the GPU:
-#           bench/schemas/review.json and long_keys.json, greedy and at temperature 1, unconstrained
-#           against constrained with grammar drafts and one token a step
+#           bench/schemas/review.json and long_keys.json, raw and through the chat template, greedy
+#           and at temperature 1, unconstrained against constrained with grammar drafts and one token a step
 #   images  bench/images.py on the 7B-shaped model with a CLIP ViT-B/14-shaped random projector
 #           (scripts/synth-vision-model --shape base): image encoding and the first token after it,
 #           against llama-mtmd-cli, ABBA-paired
@@ -196,11 +196,14 @@ phase_schema() {
     local smol
     smol="$(smol_model)"
     log "constrained generation with grammar drafts on the GPU"
-    for schema in review long_keys; do
-        for temperature in 0 1; do
-            echo "## $schema.json, temperature $temperature"
-            "$work/llmkit" bench --schema "$root/bench/schemas/$schema.json" --model "$smol" -ngl 999 \
-                --threads "$(nproc)" -r "${LLMKIT_GPU_SCHEMA_RUNS:-6}" --temperature "$temperature"
+    for prompt in raw chat; do
+        for schema in review long_keys; do
+            for temperature in 0 1; do
+                echo "## $schema.json, $prompt prompt, temperature $temperature"
+                "$work/llmkit" bench --schema "$root/bench/schemas/$schema.json" --model "$smol" -ngl 999 \
+                    --threads "$(nproc)" -r "${LLMKIT_GPU_SCHEMA_RUNS:-6}" --temperature "$temperature" \
+                    $([ "$prompt" = chat ] && echo --chat)
+            done
         done
     done | tee "$out/schema-smollm2.md"
 }
