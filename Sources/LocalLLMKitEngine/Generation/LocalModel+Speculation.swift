@@ -43,7 +43,8 @@ extension LocalModel.Configuration {
         /// token costs nearly nothing (a GPU) that is usually the whole draft; on a CPU with few
         /// cores, only drafts that are likely right. False checks every drafted token, up to
         /// ``maximumDraft``, as llama.cpp does. The same holds for the drafts of an output
-        /// grammar (``CompletionOptions/speculates``), with or without a speculation source.
+        /// grammar (``CompletionOptions/speculates``), with or without a speculation source; on a
+        /// GPU, an output grammar drafts only with false (measured slower with the planner).
         public var adaptsDraftLength = true
         /// Whether a greedy request keeps exactly the tokens plain decoding gives it (true by
         /// default; an output grammar's drafts keep a seeded request's tokens too, and draft only

@@ -303,6 +303,10 @@ public actor LocalModel {
                                        defersText: effectiveConfiguration.defersTextWorkInEffect,
                                        speculator: try makeSpeculator(for: context),
                                        plansGrammarDrafts: effectiveConfiguration.serving.speculation.adaptsDraftLength)
+        // On a GPU a step of several rows costs more than the planner foresees with a small model
+        // (measured slower there, docs/PERFORMANCE.md "Grammar drafts"): only fixed drafts, asked for.
+        scheduler.draftsFromGrammar = effectiveConfiguration.computesOnCPUOnly
+            || !effectiveConfiguration.serving.speculation.adaptsDraftLength
         scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
         if let settings = configuration.context.promptCache { scheduler.promptCache = try makePromptCacheStore(settings) }

@@ -28,6 +28,7 @@ extension BatchScheduler {
     /// one token a step: the CPU then computes a batch's rows as it computes one token); keyed
     /// by sequence.
     func grammarDrafts(for indices: [Int], room: inout Int) -> [Int: Draft] {
+        guard draftsFromGrammar else { return [:] }
         observeShadowDrafts(of: indices, in: &grammarShadows, planner: &grammarPlanner)
         var candidates: [(index: Int, tokens: [Int32])] = []
         for index in indices {

@@ -47,6 +47,8 @@ package final class BatchScheduler: @unchecked Sendable {
     var grammarPlanner: DraftPlanner?
     /// Grammar drafts that a step checked in part or not at all, by sequence (as ``shadowDrafts``).
     var grammarShadows: [Int32: ShadowDraft] = [:]
+    /// Whether requests with an output grammar draft from it (see ``grammarDrafts(for:room:)``).
+    package var draftsFromGrammar = true
     var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
     private var waiting: [Waiting] = []
