@@ -28,12 +28,6 @@ public struct GenerationStatistics: Sendable, Equatable {
     public var draftAcceptanceRate: Double {
         draftedTokens > 0 ? Double(acceptedDraftTokens) / Double(draftedTokens) : 0
     }
-    /// Tokens drafted from the output grammar: text the grammar allowed next (a JSON Schema's
-    /// keys and punctuation), decoded in one step with the token before it.
-    public var grammarDraftedTokens: Int = 0
-    /// Grammar-drafted tokens that the model's own draws agreed with, so that they cost no step
-    /// of their own (``generatedTokens`` minus these were sampled one a step).
-    public var forcedTokens: Int = 0
     /// Time spent evaluating the prompt (the part not taken from the cache).
     public var promptDuration: Duration = .zero
     /// Time from the first sampled token to the last.
@@ -44,6 +38,12 @@ public struct GenerationStatistics: Sendable, Equatable {
     public var promptTokensPerSecond: Double = 0
     /// Tokens generated per second after the first one; each costs one decode step and one sample.
     public var generationTokensPerSecond: Double = 0
+    /// Tokens drafted from the output grammar: text the grammar allowed next (a JSON Schema's
+    /// keys and punctuation), decoded in one step with the token before it.
+    public var grammarDraftedTokens: Int = 0
+    /// Grammar-drafted tokens that the model's own draws agreed with, so that they cost no step
+    /// of their own (``generatedTokens`` minus these were sampled one a step).
+    public var forcedTokens: Int = 0
     /// When the request reached the model's scheduler (for where the time to the first token went).
     package var submittedAt: ContinuousClock.Instant?
 
