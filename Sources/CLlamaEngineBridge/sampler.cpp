@@ -507,8 +507,9 @@ extern "C" bool llmkit_sampler_accept(llmkit_sampler * sampler, int32_t token, l
             const int32_t length = llama_token_to_piece(sampler->vocab, token, piece, sizeof piece, 0, true);
             const size_t count = length > 0 ? static_cast<size_t>(length) : 0;
             sampler->history.append(piece, count);
-            // A draft whose start was accepted still holds: the grammar allows what it allowed.
-            if (count <= sampler->draft.size() && sampler->draft.compare(0, count, piece, count) == 0) {
+            // A draft whose start was accepted still holds: the grammar allows what it allowed. A
+            // piece longer than the buffer (length < 0) is not in the history: the draft goes.
+            if (length >= 0 && count <= sampler->draft.size() && sampler->draft.compare(0, count, piece, count) == 0) {
                 sampler->draft.erase(0, count);
             } else {
                 sampler->draft.clear();
