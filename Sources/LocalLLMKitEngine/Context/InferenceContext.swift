@@ -14,6 +14,10 @@ package final class InferenceContext: @unchecked Sendable {
     /// How many sequences it holds.
     package let sequenceCount: Int
     private var batch: llama_batch
+    /// How many streams of cells its cache has: one when unified (or with one sequence), one per
+    /// sequence otherwise. A sequence's saved state records it, and llama.cpp restores a state
+    /// only into a cache of the same count.
+    package var streamCount: Int { parameters.kv_unified ? 1 : sequenceCount }
     /// Whether the sliding-window cache keeps every position (then any prefix can be reused).
     package let fullSlidingWindowCache: Bool
     /// The parameters it was created with (a draft model's context copies them).

@@ -27,6 +27,15 @@ extension LocalModel {
             self.maximumBytes = maximumBytes
             self.minimumTokens = minimumTokens
         }
+
+        /// The cache that `llmkit run`, `chat` and `serve` use by default: `cache/prompts` in
+        /// the data folder (`$LLMKIT_HOME`, else `$XDG_DATA_HOME/llmkit` or
+        /// `~/.local/share/llmkit` on Linux, Application Support on Apple platforms), with the
+        /// default bounds. A library leaves its disk alone unless asked, so a model uses it only
+        /// when its configuration names it; naming this one shares entries with the command line.
+        public static var standard: PromptCache {
+            PromptCache(folder: PromptCacheFolder.standard())
+        }
     }
 }
 
@@ -39,21 +48,24 @@ extension LocalModel {
     }
 
     /// What an entry of the prompt cache must have been computed with to be this model's: the
-    /// model file (its fingerprint), the adapters and control vectors with their scales, and the
-    /// KV cache's number formats.
-    func promptCacheKey() throws -> String {
+    /// model file (its fingerprint), the adapters and control vectors with their scales, the KV
+    /// cache's number formats and fused attention (which lays out its values), and the cache's
+    /// stream count (llama.cpp restores a sequence's state only into a cache of as many streams:
+    /// one process's entries would otherwise fail, and be removed, in another's).
+    func promptCacheKey(streams: Int) throws -> String {
         let fingerprint = try ModelFingerprint(file)
         let weights = configuration.weights
         let adapters = weights.adapters.map { "\($0)" }.joined(separator: ";")
         let vectors = weights.controlVectors.map { "\($0)" }.joined(separator: ";")
         return "llmkit-prompt-cache-1 \(fingerprint.headerDigest) \(fingerprint.fileSize) k=\(configuration.context.keyCacheType) "
-            + "v=\(configuration.context.valueCacheType) adapters=[\(adapters)] vectors=[\(vectors)] "
-            + "layers=\(weights.controlVectorLayers.map { "\($0)" } ?? "all")"
+            + "v=\(configuration.context.valueCacheType) fa=\(configuration.context.flashAttention) streams=\(streams) "
+            + "adapters=[\(adapters)] vectors=[\(vectors)] layers=\(weights.controlVectorLayers.map { "\($0)" } ?? "all")"
     }
 
-    /// The store of `settings` for this model.
-    func makePromptCacheStore(_ settings: PromptCache) throws -> PromptCacheStore {
-        PromptCacheStore(settings: settings, expectation: .init(key: try promptCacheKey(), vocabularySize: tokenizer.vocabularySize,
+    /// The store of `settings` for this model's context of `streams` streams.
+    func makePromptCacheStore(_ settings: PromptCache, streams: Int = 1) throws -> PromptCacheStore {
+        PromptCacheStore(settings: settings, expectation: .init(key: try promptCacheKey(streams: streams),
+                                                                  vocabularySize: tokenizer.vocabularySize,
                                                                   maximumTokens: contextLength, maximumStateBytes: maximumCacheStateBytes))
     }
 }

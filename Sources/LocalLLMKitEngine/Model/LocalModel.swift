@@ -309,7 +309,10 @@ public actor LocalModel {
             || !effectiveConfiguration.serving.speculation.adaptsDraftLength
         scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
-        if let settings = configuration.context.promptCache { scheduler.promptCache = try makePromptCacheStore(settings) }
+        // A cache that keeps only a sliding window holds no whole prefix to write, nor room for one to read.
+        if let settings = configuration.context.promptCache, context.fullSlidingWindowCache || llama_model_n_swa(context.model.pointer) == 0 {
+            scheduler.promptCache = try makePromptCacheStore(settings, streams: context.streamCount)
+        }
         if effectiveConfiguration.computesOnCPUOnly, effectiveConfiguration.serving.speculation.preservesGreedyOutput {
             if let speculator = scheduler.speculator {
                 scheduler.exactVerificationRows = context.exactBatchRows(probing: try probeTokens(),

@@ -2,14 +2,25 @@ import Foundation
 
 /// The prompt cache's folder for one model key (see ``LocalModel/PromptCache``): finds the entry
 /// that shares the longest prefix with a prompt, reads it checked, writes new entries atomically
-/// and keeps the whole folder under its size bound. Used from the scheduler's thread; writes run
-/// on a queue of their own, so that a step never waits for the disk.
+/// and keeps the whole folder under its size bound. Reads and writes run on queues of their own,
+/// so that a step never waits for the disk.
 final class PromptCacheStore: @unchecked Sendable {
     let settings: LocalModel.PromptCache
     let expectation: PromptCacheEntry.Expectation
     /// The key's own subfolder: entries of other keys are never opened.
     let folder: URL
     private let writer = DispatchQueue(label: "llmkit.prompt-cache.writer", qos: .utility)
+    /// Finds and reads entries, away from the scheduler's thread.
+    private let reader = DispatchQueue(label: "llmkit.prompt-cache.reader", qos: .userInitiated)
+
+    /// An entry found for a prompt and read whole.
+    struct Hit: Sendable {
+        var url: URL
+        var tokens: [Int32]
+        /// How many of the prompt's tokens it holds.
+        var shared: Int
+        var state: [UInt8]
+    }
 
     init(settings: LocalModel.PromptCache, expectation: PromptCacheEntry.Expectation) {
         self.settings = settings
@@ -37,6 +48,18 @@ final class PromptCacheStore: @unchecked Sendable {
         }
         guard let best, best.shared >= settings.minimumTokens, best.shared > held else { return nil }
         return best
+    }
+
+    /// Finds the entry for `prompt` (``bestEntry(for:longerThan:)``) and reads it
+    /// (``state(at:tokens:)``) on the store's reading queue, then calls `done` there with it, or
+    /// with nil when there is none or it is not valid.
+    func lookUp(_ prompt: [Int32], longerThan held: Int, then done: @escaping @Sendable (Hit?) -> Void) {
+        reader.async { [self] in
+            guard let best = bestEntry(for: prompt, longerThan: held), let state = state(at: best.url, tokens: best.tokens) else {
+                return done(nil)
+            }
+            done(Hit(url: best.url, tokens: best.tokens, shared: best.shared, state: state))
+        }
     }
 
     /// The state of the entry at `url`, checked whole and holding exactly `tokens`; nil (and the

@@ -4,20 +4,46 @@ import Foundation
 /// loaded into an idle sequence before a request is placed, and a sequence is written after a
 /// request that evaluated a long prompt.
 extension BatchScheduler {
-    /// Loads the disk entry that shares the longest prefix with `request`'s prompt into an idle
-    /// sequence, when that prefix is longer than any sequence holds; the placement that follows
-    /// then reuses it as it reuses any cached prefix. An entry llama.cpp refuses is removed.
-    func loadCachedPrompt(for request: GenerationRequest, adapterScales: [Float]) {
-        guard let promptCache, request.plan.reusesCache, request.plan.media.isEmpty, speculator == nil,
-              adapterScales == defaultAdapterScales, slots.contains(where: \.isIdle) else { return }
-        let prompt = request.plan.promptTokens
-        guard prompt.count > promptCache.settings.minimumTokens,
-              let best = promptCache.bestEntry(for: prompt, longerThan: reusablePrefix(of: prompt)),
-              let state = promptCache.state(at: best.url, tokens: best.tokens) else { return }
-        do {
-            _ = try restore(state, tokens: best.tokens)
-        } catch {
-            promptCache.remove(best.url)
+    /// Prepares the request at the head of the queue with the disk entry that shares the longest
+    /// prefix with its prompt, when that prefix is longer than any sequence holds: the entry is
+    /// found and read on the store's queue (meanwhile this returns false and the request waits),
+    /// then restored into an idle sequence, which the placement that follows reuses as any cached
+    /// prefix. An entry llama.cpp refuses is removed.
+    /// - Returns: whether the head of the queue may be placed now.
+    func loadCachedPrompt() -> Bool {
+        guard let promptCache else { return true }
+        let next = waiting[0]
+        let prompt = next.request.plan.promptTokens
+        switch next.cacheLookup {
+        case .notStarted:
+            guard next.request.plan.reusesCache, next.request.plan.media.isEmpty, speculator == nil,
+                  next.adapterScales == defaultAdapterScales, prompt.count > promptCache.settings.minimumTokens,
+                  slots.contains(where: \.isIdle) else { return true }
+            waiting[0].cacheLookup = .reading
+            let id = next.id
+            promptCache.lookUp(prompt, longerThan: reusablePrefix(of: prompt)) { [self] hit in
+                executor.schedule { [self] in
+                    // A request cancelled meanwhile has left the queue.
+                    guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
+                    waiting[index].cacheLookup = .read(hit)
+                    scheduleStep()
+                }
+            }
+            return false
+        case .reading:
+            return false
+        case .read(let hit):
+            waiting[0].cacheLookup = .finished
+            if let hit, hit.shared > reusablePrefix(of: prompt) {
+                do {
+                    _ = try restore(hit.state, tokens: hit.tokens)
+                } catch {
+                    promptCache.remove(hit.url)
+                }
+            }
+            return true
+        case .finished:
+            return true
         }
     }
 

@@ -21,17 +21,21 @@ import Foundation
 package final class BatchScheduler: @unchecked Sendable {
     package typealias Completion = (Result<GenerationOutcome, any Error>) -> Void
 
-    private struct Waiting {
+    struct Waiting {
+        /// Tells this request apart while its prompt-cache lookup reads the disk.
+        var id: UInt64
         var request: GenerationRequest
         var submitted: ContinuousClock.Instant
         var completion: Completion
         /// The request's adapter scales, or the model's when it was submitted.
         var adapterScales: [Float]
+        /// How far its lookup in the prompt cache on disk has come.
+        var cacheLookup = PromptCacheLookup.notStarted
     }
 
     package let context: InferenceContext
     let tokenizer: Tokenizer
-    private let executor: EngineExecutor
+    let executor: EngineExecutor
     private let queueLimit: Int
     /// Whether requests handle their tokens' text once the next step is queued (see above).
     private let defersText: Bool
@@ -51,7 +55,8 @@ package final class BatchScheduler: @unchecked Sendable {
     package var draftsFromGrammar = true
     var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
-    private var waiting: [Waiting] = []
+    var waiting: [Waiting] = []
+    private var waitingCounter: UInt64 = 0
     /// Slots in the order their requests started: prompt chunks are taken in this order.
     private var startOrder: [Int] = []
     private var isStepScheduled = false
@@ -131,12 +136,14 @@ package final class BatchScheduler: @unchecked Sendable {
         // Requests already waiting take the idle sequences first; the rest is the queue.
         let queued = queuedCount + otherQueued
         if queued >= queueLimit { throw LocalModel.Error.busy(queuedRequests: queued) }
-        waiting.append(Waiting(request: request, submitted: ContinuousClock.now, completion: completion, adapterScales: scales))
+        waitingCounter += 1
+        waiting.append(Waiting(id: waitingCounter, request: request, submitted: ContinuousClock.now, completion: completion,
+                               adapterScales: scales))
         publishLoad()
         scheduleStep()
     }
 
-    private func scheduleStep() {
+    func scheduleStep() {
         guard !isStepScheduled else { return }
         isStepScheduled = true
         executor.schedule { [self] in step() }
@@ -231,7 +238,8 @@ package final class BatchScheduler: @unchecked Sendable {
                 grammarPlanner?.recordStep(rows: entries.count, seconds: seconds)
             }
         }
-        if !waiting.isEmpty || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
+        // A request whose cache entry is being read is stepped again when the read ends.
+        if (!waiting.isEmpty && !waiting[0].cacheLookup.isReading) || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         publishLoad()
         if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && medium == nil && !entries.isEmpty) }
     }
@@ -381,8 +389,8 @@ package final class BatchScheduler: @unchecked Sendable {
 
     /// Starts waiting requests, first come first served, while sequences are idle.
     private func admitWaiting() {
-        while let next = waiting.first {
-            loadCachedPrompt(for: next.request, adapterScales: next.adapterScales)
+        while !waiting.isEmpty, loadCachedPrompt() {
+            let next = waiting[0]
             // Cache computed with other adapter scales is not this request's.
             guard var placement = SlotPlacement.choose(
                 for: next.request.plan.promptTokens, in: slots, reusingCache: next.request.plan.reusesCache,

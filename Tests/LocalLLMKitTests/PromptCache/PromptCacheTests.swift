@@ -62,6 +62,45 @@ struct PromptCacheTests {
         #expect(try await Self.entries(in: folder, waiting: false).count == 1, "a prompt found in the cache is not written again")
     }
 
+    @Test("an entry read while another request generates: both answer as alone; a cancelled read leaves it usable; other stream counts keep their own")
+    func readBesideGeneration() async throws {
+        let folder = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func twoSequences() async throws -> LocalModel {
+            try await LocalModel.load(from: ReferenceModel.chatURL(), configuration: .init(
+                contextLength: 1024, threads: 2, parallelSequences: 2, promptCache: .init(folder: folder, minimumTokens: 64)))
+        }
+        let story = "Once upon a time, the keeper of the lighthouse"
+        let long = CompletionOptions.greedy(maximumResponseTokens: 48)
+        let alone = try await Self.load(nil).complete(story, options: long)
+        // A one-sequence model's entry is not for a cache of two streams (llama.cpp would refuse
+        // it): each keeps its own, and neither removes the other's.
+        _ = try await Self.load(folder).complete(Self.prompt("What did the keeper log?"), options: Self.options)
+        let single = try await Self.entries(in: folder)
+        let writer = try await twoSequences()
+        _ = try await writer.complete(Self.prompt("What did the keeper log?"), options: Self.options)
+        await writer.flushPromptCache()
+        #expect(Set(try await Self.entries(in: folder, waiting: false)).isSuperset(of: single))
+        #expect(try await Self.entries(in: folder, waiting: false).count == 2)
+        let reference = try await twoSequences().complete(Self.prompt("Which lamp?"), options: Self.options)
+        #expect(reference.statistics.cachedPromptTokens > 200, "\(reference.statistics)")
+
+        // A request cancelled at once, perhaps while its entry is read, leaves the entry usable;
+        // then the story generates while another request's entry is found and read.
+        let model = try await twoSequences()
+        let cancelled = Task { try await model.complete(Self.prompt("Which lamp?"), options: Self.options) }
+        cancelled.cancel()
+        let outcome = try? await cancelled.value
+        #expect(outcome == nil || outcome?.stopReason == .cancelled)
+        async let generating = model.complete(story, options: long)
+        try await Task.sleep(for: .milliseconds(200))
+        let fromDisk = try await model.complete(Self.prompt("Which lamp?"), options: Self.options)
+        let told = try await generating
+        #expect(told.text == alone.text && told.statistics.generatedTokens == alone.statistics.generatedTokens)
+        #expect(fromDisk.statistics.cachedPromptTokens == reference.statistics.cachedPromptTokens, "\(fromDisk.statistics)")
+        #expect(fromDisk.text == reference.text)
+    }
+
     @Test("a truncated entry, a flipped bit and another model's entry are ignored and removed; a link and a folder are neither read nor touched")
     func hostileEntries() async throws {
         let folder = try Self.scratch()
