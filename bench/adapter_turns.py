@@ -82,7 +82,7 @@ def main() -> None:
     adapters = [flag for path in args.adapter for flag in ("--lora", path)]
     commands = {
         "llmkit": [args.llmkit, "serve", "--model", args.model_path, "--port", "{port}", "--parallel", str(args.clients),
-                   "--context", "1024", "--threads", str(args.threads), *adapters],
+                   "--context", "1024", "--threads", str(args.threads), "--no-prompt-cache", *adapters],
         "llama": [os.path.join(args.prefix, "bin", "llama-server"), "-m", args.model_path, "--host", "127.0.0.1",
                   "--port", "{port}", "-np", str(args.clients), "-c", str(1024 * args.clients), "-t", str(args.threads),
                   "--no-webui", *adapters],

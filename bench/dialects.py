@@ -8,7 +8,8 @@ temperature 0, fixed max_tokens) in one dialect, then the next; the dialects' or
 around every pair of rounds (openai, anthropic, ollama, ollama, anthropic, openai, …) so that
 drift in the machine's speed hits all alike. A round's throughput is its generated tokens (the
 dialect's own count: OpenAI's usage, Anthropic's message_delta usage, Ollama's eval_count)
-over its wall time. Every prompt is answered once first (a warm-up).
+over its wall time. Every prompt is answered once first (a warm-up); --no-prompt-cache keeps
+the runs out of the prompt cache on disk.
 
 Prints a markdown table per concurrency: each dialect's median tokens/s and its ratio to
 OpenAI's (goal: >= 0.97); --json writes every round too.
@@ -102,7 +103,7 @@ def main() -> None:
     parser.add_argument("--json")
     args = parser.parse_args()
     server = Server("llmkit", [args.llmkit, "serve", "--model", args.model_path, "--port", "{port}",
-                               "--parallel", str(args.parallel), "--threads", str(args.threads)])
+                               "--parallel", str(args.parallel), "--threads", str(args.threads), "--no-prompt-cache"])
     results = {}
     try:
         for dialect in DIALECTS:

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The prompt cache on disk: a second process whose prompt starts with the same long document
-starts warm. `llmkit run --prompt-cache` against `llama-completion --prompt-cache FILE`, same
-model and threads, greedy, a few tokens, ABBA-paired (llmkit, llama, llama, llmkit, …).
+starts warm. `llmkit run` (its prompt cache is on by default) against `llama-completion
+--prompt-cache FILE`, same model and threads, greedy, a few tokens, ABBA-paired (llmkit, llama,
+llama, llmkit, …).
 
 Each measurement is two processes on an emptied cache: the first evaluates the document and a
 question and writes the cache, the second asks another question after the same document. Per
 tool: the first (cold) and the second (warm) process's wall time, warm ÷ cold, and llmkit's own
 time to the first token (from its --json) in both. The two tools' prompts differ by the chat
-template llmkit applies (llama-completion takes the text as it is), a few tokens.
+template llmkit applies (llama-completion takes the text as it is), a few tokens. llmkit's
+measurement starts with a third process, the first question with --no-prompt-cache, so that
+the default's cost to a first process (writing the entry before it exits) shows: cold ÷ off.
 
 Usage: bench/prompt_cache.py [--model GGUF] [--words 1700] [--pairs 3] [--threads N] [--llmkit PATH]
        [--prefix DIR]
@@ -33,15 +36,18 @@ def ours(args, document, work):
     shutil.rmtree(home, ignore_errors=True)
     environment = dict(os.environ, LLMKIT_HOME=home)
     figures = []
-    for question in QUESTIONS:
-        wall, out = run([args.llmkit, "run", "-m", args.model, "--prompt-cache", "--system", document, "-n", "4",
+    for question, flags in ((QUESTIONS[0], ["--no-prompt-cache"]), (QUESTIONS[0], []), (QUESTIONS[1], [])):
+        wall, out = run([args.llmkit, "run", "-m", args.model, *flags, "--system", document, "-n", "4",
                          "--temperature", "0", "--threads", str(args.threads), "--json", question], environment)
         report = json.loads(out)
         statistics_ = report.get("statistics", report)
         figures.append((wall, statistics_["time_to_first_token_ms"], statistics_["cached_prompt_tokens"]))
+    off = figures.pop(0)
+    if off[2] != 0 or figures[0][2] != 0:
+        sys.exit("llmkit started warm with --no-prompt-cache or on an emptied cache")
     if figures[1][2] == 0:
         sys.exit("llmkit's second process found nothing in the cache")
-    return figures
+    return figures + [off]
 
 
 def theirs(args, document, work):
@@ -88,8 +94,12 @@ def main():
         medians[tool] = warm
         first = [statistics.median(r[i][1] for r in runs) if runs[0][i][1] is not None else None for i in (0, 1)]
         cells = " | ".join("" if value is None else f"{value:.1f}" for value in first)
-        print(f"| {'llmkit --prompt-cache' if tool == 'llmkit' else 'llama-completion --prompt-cache'} | {cold:.2f} | {warm:.2f} | "
+        print(f"| {'llmkit (default)' if tool == 'llmkit' else 'llama-completion --prompt-cache'} | {cold:.2f} | {warm:.2f} | "
               f"{warm / cold:.3f} | {cells} |")
+    off = statistics.median(r[2][0] for r in samples["llmkit"])
+    cold = statistics.median(r[0][0] for r in samples["llmkit"])
+    print(f"| llmkit --no-prompt-cache | {off:.2f} | | | {statistics.median(r[2][1] for r in samples['llmkit']):.1f} | |")
+    print(f"\nthe default's cost to a first process, llmkit cold ÷ --no-prompt-cache: **{cold / off:.3f}**")
     print(f"\nwarm process, llama-completion ÷ llmkit (above 1: llmkit is faster): **{medians['llama'] / medians['llmkit']:.3f}**")
 
 

@@ -9,7 +9,9 @@ include_usage) to one server, then to the other, ABBA-paired (llmkit, llama, lla
 pair) so that drift in the machine's speed hits both alike. A run's throughput is its generated
 tokens (from usage) over its wall time; time to first token (TTFT) is from sending a request
 to its first content delta. Each server first answers every prompt once (a warm-up: the
-same prompts come back, and a server's prompt cache should not decide the comparison).
+same prompts come back, and a server's prompt cache should not decide the comparison);
+llmkit runs with --no-prompt-cache, as llama-server keeps no prompts on disk and a restarted
+server must not start warm from an earlier pair's.
 
 Prints a markdown table per concurrency: aggregate tokens/s and p50/p95 TTFT of both, and the
 ratios llmkit/llama (goals: throughput >= 0.95, TTFT <= 1.1); --json writes every run too.
@@ -256,7 +258,7 @@ def main() -> None:
     parallel = args.parallel or max(concurrencies)
     commands = {
         "llmkit": [args.llmkit, "serve", "--model", args.model_path, "--port", "{port}", "--parallel", str(parallel),
-                   "--context", str(args.context), "--threads", str(args.threads)],
+                   "--context", str(args.context), "--threads", str(args.threads), "--no-prompt-cache"],
         "llama": [os.path.join(args.prefix, "bin", "llama-server"), "-m", args.model_path, "--host", "127.0.0.1",
                   "--port", "{port}", "-np", str(parallel), "-c", str(args.context * parallel),
                   "-t", str(args.threads), "--jinja", "--no-webui"],

@@ -1,14 +1,15 @@
 import Foundation
 import LocalLLMKit
 
-/// `llmkit cache list|clear`: the prompt cache that `--prompt-cache` fills.
+/// `llmkit cache list|clear`: the prompt cache on disk that `run`, `chat` and `serve` fill.
 enum CacheCommand {
     static let spec = CommandSpec(
         name: "cache",
         usage: "usage: llmkit cache list [--json] | llmkit cache clear",
         help: """
-        The prompt cache of `run`, `chat` and `serve` with --prompt-cache: evaluated prompts kept
-        in $LLMKIT_HOME/cache/prompts, so that a later process starts from them.
+        The prompt cache of `run`, `chat` and `serve` (on unless --no-prompt-cache): evaluated
+        prompts of 256 tokens or more kept in $LLMKIT_HOME/cache/prompts (2 GiB at most, the
+        least recently used go first), so that a later process starts from them.
 
           list         each entry: its tokens, size and when it was last used, the newest first
           clear        remove every entry

@@ -31,7 +31,7 @@ enum ChatCommand {
 
         \(commandHelp)
         """,
-        flags: ModelOptions.all + [ModelOptions.promptCache] + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output
+        flags: ModelOptions.all + ModelOptions.promptCaching + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output
     )
 
     /// What is printed besides the answers.
@@ -51,7 +51,7 @@ enum ChatCommand {
 
     static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let request = try GenerationFlags.request(arguments)
-        let model = try await ModelOptions.load(arguments)
+        let model = try await ModelOptions.load(arguments, cachesPrompts: true)
         let code = try await chat(arguments, request: request, model: model)
         await model.flushPromptCache()
         return code

@@ -9,7 +9,7 @@ enum FlagAliases {
     /// Every flag declared as a ``Flag``: the groups that several commands share, and the flags of
     /// `run` and `chat` of their own.
     static var declared: [Flag] {
-        ModelOptions.all + [ModelOptions.promptCache] + ModelOptions.cacheLayout + GenerationFlags.all + SpeculationFlags.all + MediaFlags.all
+        ModelOptions.all + ModelOptions.promptCaching + ModelOptions.cacheLayout + GenerationFlags.all + SpeculationFlags.all + MediaFlags.all
             + RunCommand.prompt + RunCommand.output + ChatCommand.output
     }
 

@@ -84,7 +84,7 @@ enum GenerationFlags {
     \(Flag.help(structured))
 
     loading the model:
-    \(Flag.help(ModelOptions.loading + ModelOptions.weights + [ModelOptions.promptCache]))
+    \(Flag.help(ModelOptions.loading + ModelOptions.weights + ModelOptions.promptCaching))
 
     speculative decoding:
     \(Flag.help(SpeculationFlags.all))

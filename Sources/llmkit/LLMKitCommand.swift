@@ -27,7 +27,7 @@ enum LLMKitCommand {
         ("cp", "copy a library model under another name, optionally with LoRA adapters"),
         ("import", "add a local GGUF file to the library"),
         ("completion", "print a bash, zsh or fish completion script"),
-        ("cache", "list or clear the prompt cache that --prompt-cache fills"),
+        ("cache", "list or clear the prompt cache on disk that run, chat and serve keep"),
     ]
 
     /// The overview that `llmkit --help` and `llmkit help` print.

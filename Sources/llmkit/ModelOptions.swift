@@ -79,11 +79,27 @@ enum ModelOptions {
     /// Every model flag of a command that loads one model for generation.
     static var all: [Flag] { [model] + loading + weights }
 
-    /// `--prompt-cache` (`run`, `chat`, `serve`).
-    static let promptCache = Flag("--prompt-cache", option: "promptCache", help: """
-        keep evaluated prompts on disk ($LLMKIT_HOME/cache/prompts, 2 GiB at most), so that
-        another run whose prompt starts the same way (256 tokens or more) starts warm
-        """)
+    /// `--prompt-cache` and `--no-prompt-cache` (`run`, `chat`, `serve`): the prompt cache on disk is
+    /// on by default, so the first flag only makes a clash with speculation an error.
+    static let promptCaching: [Flag] = [
+        Flag("--prompt-cache", option: "promptCache", help: """
+            keep evaluated prompts on disk ($LLMKIT_HOME/cache/prompts, 2 GiB at most), so that
+            another run whose prompt starts the same way (256 tokens or more) starts warm; on by
+            default, but off with speculation (giving it then is an error)
+            """),
+        Flag("--no-prompt-cache", help: "neither read nor write the prompt cache on disk"),
+    ]
+
+    /// The prompt cache of `run`, `chat` and `serve`: the standard folder unless
+    /// `--no-prompt-cache`. Speculation cannot use it, so with speculation it is left out unless
+    /// `--prompt-cache` asks for it (and the model's configuration check then names the clash).
+    static func promptCache(_ arguments: ParsedArguments, speculates: Bool) throws -> LocalModel.PromptCache? {
+        if arguments.has("--prompt-cache") && arguments.has("--no-prompt-cache") {
+            throw UsageError(message: "--prompt-cache and --no-prompt-cache contradict each other")
+        }
+        if arguments.has("--no-prompt-cache") || (speculates && !arguments.has("--prompt-cache")) { return nil }
+        return .standard
+    }
 
     /// The model flags of `embed`, `rerank` and `bench`, which describe `--model`, the threads,
     /// the context and the GPU layers in their own words: every one but `--fit`.
@@ -179,9 +195,6 @@ enum ModelOptions {
         configuration.weights.adapters = try adapters(arguments)
         try configureControlVectors(&configuration, arguments)
         try MediaFlags.configure(&configuration, arguments)
-        if arguments.has("--prompt-cache") {
-            configuration.context.promptCache = LocalModel.PromptCache(folder: PromptCacheFolder.standard())
-        }
         return configuration
     }
 
@@ -255,15 +268,20 @@ enum ModelOptions {
     /// the command has them.
     /// - Parameter reusesPrefixes: whether a later request may continue an earlier one's tokens
     ///   (a chat's turns, a tool's rounds, a server's requests). Without that, without
-    ///   speculation (which drops rejected drafts) and without the prompt cache (whose entries are
-    ///   prefixes for later processes), a sliding-window model keeps only its window's
-    ///   cache, as llama-completion does, instead of the full-size one prefix reuse needs.
+    ///   speculation (which drops rejected drafts) and without `--prompt-cache` asked for (its
+    ///   entries are prefixes for later processes), a sliding-window model keeps only its window's
+    ///   cache, as llama-completion does, instead of the full-size one prefix reuse needs; the
+    ///   default prompt cache then stays unused for that model.
+    /// - Parameter cachesPrompts: whether the command keeps prompts on disk (``promptCaching``).
     static func load(_ arguments: ParsedArguments, configuration: LocalModel.Configuration? = nil,
-                     reusesPrefixes: Bool = true) async throws -> LocalModel {
+                     reusesPrefixes: Bool = true, cachesPrompts: Bool = false) async throws -> LocalModel {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
         var configuration = try configuration ?? self.configuration(arguments)
         if !configuration.serving.speculation.isEnabled { configuration.serving.speculation = try await SpeculationFlags.speculation(arguments) }
-        if !reusesPrefixes && !configuration.serving.speculation.isEnabled && configuration.context.promptCache == nil {
+        if cachesPrompts {
+            configuration.context.promptCache = try promptCache(arguments, speculates: configuration.serving.speculation.isEnabled)
+        }
+        if !reusesPrefixes && !configuration.serving.speculation.isEnabled && !arguments.has("--prompt-cache") {
             configuration.context.usesFullSlidingWindowCache = false
         }
         let url = if let name = arguments.value("--model") {

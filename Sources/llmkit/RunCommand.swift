@@ -31,7 +31,7 @@ enum RunCommand {
         Without --raw the prompt goes through the chat template: --chat-template, else the
         model's own, else llama.cpp's built-in template for its architecture, else ChatML.
         """,
-        flags: ModelOptions.all + [ModelOptions.promptCache] + prompt + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output,
+        flags: ModelOptions.all + ModelOptions.promptCaching + prompt + MediaFlags.all + GenerationFlags.all + SpeculationFlags.all + output,
         maximumPositionals: 2
     )
 
@@ -74,7 +74,7 @@ enum RunCommand {
         }
         let attachments = try MediaFlags.attachments(arguments)
         // One completion, or one chat round without tools, continues no earlier request.
-        let model = try await ModelOptions.load(arguments, reusesPrefixes: !raw && arguments.value("--tools") != nil)
+        let model = try await ModelOptions.load(arguments, reusesPrefixes: !raw && arguments.value("--tools") != nil, cachesPrompts: true)
         var report: RunReport
         if raw {
             report = try await complete(prompt, model: model, request: request, json: json, streamsJSON: streamsJSON)

@@ -45,7 +45,7 @@ enum ServeCommand {
                                no authentication or encryption: trusted networks only)
           -ts, --tensor-split A,B,…  each device's share of the offloaded layers (RPC servers' devices, then GPUs)
         \(ModelOptions.cacheHelp)
-        \(Flag.help([ModelOptions.promptCache]))
+        \(Flag.help(ModelOptions.promptCaching))
         \(SpeculationFlags.help)
                                (for every model that generates; an embedding model is served as it is)
           --api-key KEY        require `Authorization: Bearer KEY` on every endpoint but /health
@@ -79,7 +79,7 @@ enum ServeCommand {
         SIGTERM or Ctrl-C stops taking requests, lets those in flight finish (up to --drain),
         and exits 0.
         """,
-        flags: ModelOptions.basics + ModelOptions.placement + [ModelOptions.fit, ModelOptions.verbose] + ModelOptions.weights + [ModelOptions.promptCache]
+        flags: ModelOptions.basics + ModelOptions.placement + [ModelOptions.fit, ModelOptions.verbose] + ModelOptions.weights + ModelOptions.promptCaching
             + ModelOptions.cacheLayout + SpeculationFlags.all,
         valueOptions: ["--model", "--host", "--port", "--parallel", "--queue", "--api-key", "--api-key-file", "--cors", "--max-body",
                        "--header-timeout", "--request-timeout", "--allowed-host", "--drain", "--keep-alive", "--mmproj", "--alias",
@@ -126,6 +126,7 @@ enum ServeCommand {
         if arguments.has("--verbose") { LlamaLog.logToStandardError(minimumLevel: .info) }
 
         let speculation = try await SpeculationFlags.speculation(arguments, constrainsOutput: true)
+        configuration.context.promptCache = try ModelOptions.promptCache(arguments, speculates: false)   // the library's models
         let keepAlive = try arguments.integer("--keep-alive", in: 0...(1 << 30)).map { Duration.seconds($0) }
         let residency = LoadedModels(policy: .init(keepAlive: keepAlive))
         var models: [String: ModelServer.Source] = [:]
@@ -143,6 +144,7 @@ enum ServeCommand {
             guard models[id] == nil else { throw UsageError(message: "two models are named '\(id)'; name them with NAME=MODEL") }
             // An embedding model generates nothing to speculate on.
             if (try? GGUFFile(modelAt: url))?.generationProblem == nil { modelConfiguration.serving.speculation = speculation }
+            modelConfiguration.context.promptCache = try ModelOptions.promptCache(arguments, speculates: modelConfiguration.serving.speculation.isEnabled)
             models[id] = ModelServer.Source(url: url, configuration: modelConfiguration, chatTemplate: chatTemplate)
             // Loaded now, so that a model (or a chat template) that cannot load stops the server before it listens.
             let loaded = try await residency.model(at: url, configuration: modelConfiguration)

@@ -74,7 +74,7 @@ struct CommandRunner {
         process.arguments = arguments
         // The reference model unless a test names another (an empty LLMKIT_MODEL means the real default).
         process.environment = ProcessInfo.processInfo.environment
-            .merging(["LLMKIT_MODEL": try ReferenceModel.url().path]) { $1 }
+            .merging(["LLMKIT_MODEL": try ReferenceModel.url().path, "LLMKIT_HOME": scratchHome()]) { $1 }
             .merging(environment) { $1 }
         let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
         process.standardOutput = outPipe
@@ -84,6 +84,13 @@ struct CommandRunner {
         if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
         try inPipe.fileHandleForWriting.close()
         return (process, PipeReader(outPipe, errPipe))
+    }
+
+    /// A data folder of one process's own, for a test that names none: what `llmkit` keeps there
+    /// by default (the prompt cache, fit plans) must neither come from the tester's real folder
+    /// nor pass from one test to another. Removed when the test process ends.
+    static func scratchHome() -> String {
+        ScratchHomes.root.appending(path: UUID().uuidString).path
     }
 
     /// Starts `llmkit serve --port 0 arguments…` and waits for its "listening on" line.
@@ -151,4 +158,12 @@ final class PipeReader: @unchecked Sendable {
             group.leave()
         }
     }
+}
+
+/// The folder that holds every ``CommandRunner/scratchHome()`` of this test process.
+private enum ScratchHomes {
+    static let root: URL = {
+        atexit { try? FileManager.default.removeItem(at: ScratchHomes.root) }
+        return FileManager.default.temporaryDirectory.appending(path: "llmkit-test-homes-\(getpid())")
+    }()
 }

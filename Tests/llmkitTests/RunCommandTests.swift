@@ -49,7 +49,7 @@ struct RunCommandTests {
         #expect(output.stderr.contains("llama_model_loader") || output.stderr.contains("load_tensors"))
     }
 
-    @Test("one completion keeps only a sliding-window model's window of cache, as llama-completion does; lookup keeps it full")
+    @Test("one completion keeps only a sliding-window model's window of cache, as llama-completion does; lookup and --prompt-cache keep it full")
     func slidingWindowCache() throws {
         /// The size of the sliding-window layers' cache, from llama.cpp's log.
         func swaCells(_ extra: [String]) throws -> Int? {
@@ -66,6 +66,19 @@ struct RunCommandTests {
         #expect(try swaCells(["--raw", "--lookup"]) == 4096)
         // The prompt cache's entries are prefixes for later processes: they need every position.
         #expect(try swaCells(["--raw", "--prompt-cache"]) == 4096)
+
+        // So the default prompt cache leaves such a run alone; asked for, it keeps the prefix.
+        let long = (1...60).map { "Line \($0) of the harbour log." }.joined(separator: " ")
+        for (flags, kept) in [([String](), 0), (["--prompt-cache"], 1)] {
+            let home = FileManager.default.temporaryDirectory.appending(path: "llmkit-swa-prompt-cache-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: home) }
+            let output = try CommandRunner.llmkit(["run", "--raw", "-m", try ReferenceModel.url().path, "-n", "2"] + flags + [long],
+                                                  environment: ["LLMKIT_HOME": home.path])
+            #expect(output.status == 0, "\(output.stderr)")
+            let entries = FileManager.default.enumerator(atPath: home.path)?.allObjects.compactMap { $0 as? String }
+                .filter { $0.hasSuffix(".prompt") } ?? []
+            #expect(entries.count == kept, "\(flags): \(entries)")
+        }
     }
 
     @Test("a prompt can come from stdin")
