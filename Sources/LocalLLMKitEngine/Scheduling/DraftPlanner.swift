@@ -96,6 +96,8 @@ package struct DraftPlanner: Sendable {
     /// Seconds of drafting per drafted token (a draft model's decodes) of recent drafting
     /// calls, newest last.
     private var draftSeconds: [Double] = []
+    /// The row counts whose first step has been seen (and left out).
+    private var warmedRows: Set<Int> = []
     private var acceptance: [Acceptance]
     /// Every sequence's drafts together: where a new request starts from.
     private var recent: Acceptance
@@ -123,10 +125,16 @@ package struct DraftPlanner: Sendable {
     /// Adds a step without prompt tokens that decoded `rows` rows in `seconds` (drafting excluded).
     ///
     /// The estimate for a row count is the fastest of its last few steps: a step is slowed by
-    /// other work on the machine, never sped up, and the first step of a new batch shape also
-    /// pays for llama.cpp's planning of its compute graph.
+    /// other work on the machine, never sped up. The first step of each row count is left out:
+    /// it also pays for llama.cpp's planning of a new batch shape's compute graph and, on a GPU,
+    /// for loading that shape's kernels (ten times a step there), and a count measured that slow
+    /// would never be tried again.
     package mutating func recordStep(rows: Int, seconds: Double) {
         guard stepSeconds.indices.contains(rows), rows > 0, seconds.isFinite, seconds > 0 else { return }
+        guard warmedRows.contains(rows) else {
+            warmedRows.insert(rows)
+            return
+        }
         stepSeconds[rows].append(seconds)
         if stepSeconds[rows].count > Self.keptSteps { stepSeconds[rows].removeFirst() }
     }
