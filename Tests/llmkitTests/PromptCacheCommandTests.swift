@@ -116,7 +116,8 @@ struct PromptCacheCommandTests {
         #expect(Self.files(under: folder, suffix: ".prompt").count == 1)
         #expect(Self.files(under: folder, suffix: ".partial").isEmpty)
         let reader = try Self.run("What is logged?", home: home)
+        // (Its answer is not compared with the writers': a prefix from the cache may differ from a
+        // whole prompt's evaluation in the last bits, as docs/chat.md says.)
         #expect((reader["cached_prompt_tokens"] as? Int ?? 0) > (reader["prompt_tokens"] as? Int ?? 0) - 16, "\(reader)")
-        #expect(reader["text"] as? String == reports[0]["text"] as? String)
     }
 }
