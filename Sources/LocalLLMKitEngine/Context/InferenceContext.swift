@@ -97,7 +97,7 @@ package final class InferenceContext: @unchecked Sendable {
     @discardableResult
     package func sharePrefix(of source: Int32, with destination: Int32, count: Int) -> Bool {
         mirror?.sharePrefix(of: source, with: destination, count: count)
-        if parameters.kv_unified || sequenceCount == 1 {
+        if streamCount == 1 {
             llama_memory_seq_cp(memory, source, destination, 0, Int32(count))
             return true
         }
@@ -121,8 +121,13 @@ package final class InferenceContext: @unchecked Sendable {
     /// Whether a sliding-window cache has dropped positions of `sequence` that a prefix of
     /// `count` tokens needs (then that prefix cannot be reused).
     package func windowEvicted(in sequence: Int32, before count: Int) -> Bool {
-        let window = fullSlidingWindowCache ? 0 : Int(llama_model_n_swa(model.pointer))
-        return window > 0 && firstPosition(of: sequence) > max(0, count - window)
+        keptWindow > 0 && firstPosition(of: sequence) > max(0, count - keptWindow)
+    }
+
+    /// The positions its cache keeps of a sliding-window model's sequences (0: every position,
+    /// as without a sliding window or with the full-size cache).
+    package var keptWindow: Int {
+        fullSlidingWindowCache ? 0 : Int(llama_model_n_swa(model.pointer))
     }
 
     /// The serialized state of `sequence` (its KV cache), for saving.

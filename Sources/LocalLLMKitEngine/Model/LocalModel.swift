@@ -310,7 +310,7 @@ public actor LocalModel {
         scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
         // A cache that keeps only a sliding window holds no whole prefix to write, nor room for one to read.
-        if let settings = configuration.context.promptCache, context.fullSlidingWindowCache || llama_model_n_swa(context.model.pointer) == 0 {
+        if let settings = configuration.context.promptCache, context.keptWindow == 0 {
             scheduler.promptCache = try makePromptCacheStore(settings, streams: context.streamCount)
         }
         if effectiveConfiguration.computesOnCPUOnly, effectiveConfiguration.serving.speculation.preservesGreedyOutput {
