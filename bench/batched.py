@@ -14,9 +14,13 @@ mean prompt and answer lengths: generated tokens per second against batched-benc
 generated tokens over its whole time (B·T / (t_pp + t_tg)), since both include the prompts'
 evaluation, and all tokens per second against S.
 
+With --baseline PATH, another llmkit binary (an earlier build) runs in the same pairs, in the
+order llmkit, baseline, batched-bench and back, and its ratios are printed after llmkit's: a
+change's effect measured on one machine in one session.
+
 Usage: bench/batched.py [--model PATH] [--threads N] [-p P] [-n T] [--parallel 1,2,4,8]
                         [--pairs N] [--kv-unified] [--mixed [B]] [--duration S] [--ngl N] [--llmkit PATH]
-                        [--prefix DIR] [--json FILE]
+                        [--baseline PATH] [--prefix DIR] [--json FILE]
 """
 import argparse
 import json
@@ -50,6 +54,7 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=40, help="seconds of the mixed workload")
     parser.add_argument("--ngl", type=int, default=None, help="GPU layers for both (default: each tool's own)")
     parser.add_argument("--llmkit", default=str(ROOT / ".build/release/llmkit"))
+    parser.add_argument("--baseline", help="another llmkit binary, measured in the same pairs")
     parser.add_argument("--prefix", default=os.environ.get("LLMKIT_PREFIX", "/usr/local"))
     parser.add_argument("--json", help="also write every line and the ratios to this file")
     args = parser.parse_args()
@@ -61,15 +66,16 @@ def main() -> None:
     unified = ["-kvu"] if args.kv_unified else []
     # The layout is always named for llmkit, whose default depends on the device.
     gpu_ours = gpu + (["--kv-unified"] if args.kv_unified else ["--no-kv-unified"])
-    ours = [args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads), "-p", str(args.p),
-            "-n", str(args.n), "--parallel", args.parallel, "--jsonl", *gpu_ours]
+    ours_arguments = ["bench", "--model", args.model, "--threads", str(args.threads), "-p", str(args.p),
+                      "-n", str(args.n), "--parallel", args.parallel, "--jsonl", *gpu_ours]
+    programs = {"llmkit": args.llmkit} | ({"baseline": args.baseline} if args.baseline else {})
     theirs = [batched, "-m", args.model, "-t", str(args.threads), "-tb", str(args.threads), "-c", str(context),
               "-b", "2048", "-ub", "512", "-npp", str(args.p), "-ntg", str(args.n), "-npl", args.parallel,
               *unified, "--output-format", "jsonl", *gpu]
 
-    lines = {"llmkit": [], "llama-batched-bench": []}
+    lines = {name: [] for name in programs} | {"llama-batched-bench": []}
     for pair in range(args.pairs):
-        order = [("llmkit", ours), ("llama-batched-bench", theirs)]
+        order = [(name, [path, *ours_arguments]) for name, path in programs.items()] + [("llama-batched-bench", theirs)]
         for name, command in (order if pair % 2 == 0 else order[::-1]) + (order[::-1] if pair % 2 == 0 else order):
             found = jsonl(run(command))
             if len(found) != len(counts):
@@ -96,17 +102,32 @@ def main() -> None:
             cells += [f"{a:.1f}", f"{c:.1f}", f"**{a / c:.3f}**"]
         ratios.append(row)
         print(f"| {b} | " + " | ".join(cells) + " |")
+    if args.baseline:
+        print(f"\nbaseline {args.baseline}, the same runs:\n")
+        print("|  B | baseline S_PP | ratio | baseline S_TG | ratio | baseline S | ratio |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for row in ratios:
+            cells = []
+            for key in ("speed_pp", "speed_tg", "speed"):
+                a, c = median("baseline", row["pl"], key), row[key]["llama-batched-bench"]
+                row[key]["baseline"] = a
+                cells += [f"{a:.1f}", f"**{a / c:.3f}**"]
+            print(f"| {row['pl']} | " + " | ".join(cells) + " |")
 
     mixed = None
     if args.mixed is not None:
         b = args.mixed or max(counts)
-        mixed_command = [args.llmkit, "bench", "--model", args.model, "--threads", str(args.threads),
-                         "--parallel", str(b), "--mixed", "--duration", str(args.duration), "--json", *gpu_ours]
-        # ABBA pairs (BAAB every other one); the reference takes the first run's mean lengths.
-        reports, references, reference_command = [], [], None
-        for letter in "".join("ABBA" if pair % 2 == 0 else "BAAB" for pair in range(args.pairs)):
-            if letter == "A":
-                reports.append(json.loads(run(mixed_command)))
+        mixed_arguments = ["bench", "--model", args.model, "--threads", str(args.threads),
+                           "--parallel", str(b), "--mixed", "--duration", str(args.duration), "--json", *gpu_ours]
+        # ABBA pairs (BAAB every other one; with a baseline A C B B C A); the reference takes the
+        # first run's mean lengths.
+        reports, baseline_reports, references, reference_command = [], [], [], None
+        pattern = "ACB" if args.baseline else "AB"
+        for letter in "".join(pattern + pattern[::-1] if pair % 2 == 0 else pattern[::-1] + pattern
+                              for pair in range(args.pairs)):
+            if letter in "AC":
+                report = json.loads(run([programs["llmkit" if letter == "A" else "baseline"], *mixed_arguments]))
+                (reports if letter == "A" else baseline_reports).append(report)
                 continue
             if reference_command is None:
                 pp, tg = round(reports[0]["mean_prompt_tokens"]), round(reports[0]["mean_generated_tokens"])
@@ -130,6 +151,14 @@ def main() -> None:
               f"batched-bench {generated:.1f} (B·T over t_pp + t_tg): **{mixed['generation_ratio']:.3f}**")
         print(f"  all tokens: llmkit {ours_speed:.1f} t/s (evaluated prompt and generated, steady "
               f"state) vs batched-bench S {speed:.1f}: **{mixed['total_ratio']:.3f}**")
+        if baseline_reports:
+            base_generated = statistics.median(r["generation_tokens_per_second"] for r in baseline_reports)
+            base_speed = statistics.median(r["tokens_per_second"] for r in baseline_reports)
+            mixed |= {"baseline": baseline_reports, "baseline_generation_ratio": base_generated / generated,
+                      "baseline_total_ratio": base_speed / speed}
+            print(f"  baseline (runs: " + ", ".join(f"{r['generation_tokens_per_second']:.1f}" for r in baseline_reports)
+                  + f" t/s): generated {base_generated:.1f} t/s: **{base_generated / generated:.3f}**; all tokens "
+                  f"{base_speed:.1f} t/s: **{base_speed / speed:.3f}**")
 
     if args.json:
         Path(args.json).write_text(json.dumps({"kv_unified": args.kv_unified, "lines": lines, "ratios": ratios, "mixed": mixed}, indent=2))

@@ -13,7 +13,8 @@
 #           (llmkit bench -ctk q8_0 -ctv q8_0 -fa on against llama-bench -ctk q8_0 -ctv q8_0 -fa 1)
 #   batched bench/batched.py on the 7B-shaped model: llmkit bench --parallel against
 #           llama-batched-bench, B = 1 … 32, ABBA-paired, then the mixed workload at B = 8 (KV cells
-#           per sequence on both sides; LLMKIT_GPU_KVU=1: one unified pool, -kvu)
+#           per sequence on both sides; LLMKIT_GPU_KVU=1: one unified pool, -kvu); with a baseline
+#           in the payload (package.sh's LLMKIT_GPU_BASELINE), that build runs in the same pairs
 #   serve   bench/serve_compare.py on the 7B-shaped model: llmkit serve against llama-server, 8
 #           sequences each, 1/4/8 streaming clients, ABBA-paired (LLMKIT_GPU_SERVE_TRACE=1: also
 #           where llmkit's time to first content goes, --trace)
@@ -73,6 +74,10 @@ phase_env() {
 phase_build() {
     if [ ! -x "$work/llmkit" ]; then
         xz -dc "$payload/llmkit.xz" > "$work/llmkit.partial" && chmod +x "$work/llmkit.partial" && mv "$work/llmkit.partial" "$work/llmkit"
+    fi
+    if [ -f "$payload/llmkit-baseline.xz" ] && [ ! -x "$work/llmkit-baseline" ]; then
+        xz -dc "$payload/llmkit-baseline.xz" > "$work/llmkit-baseline.partial" && chmod +x "$work/llmkit-baseline.partial" \
+            && mv "$work/llmkit-baseline.partial" "$work/llmkit-baseline"
     fi
     if [ ! -f "$work/prefix/share/llmkit/backend" ] && compgen -G "$payload/gpu-prefix.tar.xz.part-*" >/dev/null; then
         log "unpacking the prefix built on an earlier GPU machine"
@@ -134,7 +139,8 @@ phase_batched() {
     log "continuous batching on synth-7b-q4_0 (${LLMKIT_GPU_BATCHED_PAIRS:-2} ABBA pairs)"
     python3 "$root/bench/batched.py" --model "$work/synth-7b-q4_0.gguf" --prefix "$work/prefix" --llmkit "$work/llmkit" \
         --threads "$(nproc)" -p 128 -n 128 --parallel "${LLMKIT_GPU_PARALLEL:-1,2,4,8,16,32}" \
-        --pairs "${LLMKIT_GPU_BATCHED_PAIRS:-2}" --mixed 8 --duration 30 ${LLMKIT_GPU_KVU:+--kv-unified} \
+        --pairs "${LLMKIT_GPU_BATCHED_PAIRS:-2}" --mixed 8 --duration "${LLMKIT_GPU_MIXED_SECONDS:-30}" ${LLMKIT_GPU_KVU:+--kv-unified} \
+        $([ -x "$work/llmkit-baseline" ] && echo --baseline "$work/llmkit-baseline") \
         --json "$out/batched${LLMKIT_GPU_KVU:+-kvu}-synth-7b-q4_0.json" | tee "$out/batched${LLMKIT_GPU_KVU:+-kvu}-synth-7b-q4_0.md"
 }
 

@@ -7,6 +7,9 @@
 #   synth_llama_gguf.py  the 7B-shaped model generator (from ../shared/bench)
 #   fallback-libs/     this machine's libxml2 (and its ICU), used there only if missing
 #   python-gguf.tar.xz PyPI's gguf and what it imports (pure Python), for scripts/synth-mtp-model
+#   llmkit-baseline.xz with LLMKIT_GPU_BASELINE=PATH: another static llmkit (an earlier build,
+#                      `swift build -c release --static-swift-stdlib --product llmkit -Xlinker -lcurl`
+#                      in a worktree), which the batched phase then measures in the same pairs
 # Run it here, after scripts/bootstrap.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -27,6 +30,10 @@ swift build -c release --static-swift-stdlib --scratch-path "${TMPDIR:-/tmp}/llm
 binary="${TMPDIR:-/tmp}/llmkit-static-build/release/llmkit"
 strip -o "$payload/llmkit" "$binary"
 xz -T0 -6 "$payload/llmkit"
+if [ -n "${LLMKIT_GPU_BASELINE:-}" ]; then
+    strip -o "$payload/llmkit-baseline" "$LLMKIT_GPU_BASELINE"
+    xz -T0 -6 "$payload/llmkit-baseline"
+fi
 
 src="$cache/src/llama_cpp_python-0.3.36/vendor/llama.cpp"
 [ -f "$src/include/llama.h" ] || { echo "package.sh: run scripts/bootstrap first" >&2; exit 1; }
