@@ -217,6 +217,10 @@ package final class BatchScheduler: @unchecked Sendable {
             flags.append(generation.request.cancellation)
             promptTaken.append((index, chunk.count))
         }
+        if context.streamCount > 1, let ordered = Self.orderedBySequence(entries) {
+            entries = ordered.entries
+            for index in speculated.keys { if let start = ordered.starts[slots[index].id] { speculated[index]?.batchIndex = start } }
+        }
         laps?.lap(\.building)
         if let scales = turn.scales {
             // Only a model with adapters takes turns, so only it keeps count (not the token loop of others).
@@ -242,6 +246,36 @@ package final class BatchScheduler: @unchecked Sendable {
         if (!waiting.isEmpty && !waiting[0].cacheLookup.isReading) || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         publishLoad()
         if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && medium == nil && !entries.isEmpty) }
+    }
+
+    /// A step's rows with each sequence's rows (its pending token and draft, or its prompt chunk,
+    /// one run either way) in the order of the sequences' ids, and where each sequence's rows
+    /// now start; nil when they are in that order already.
+    ///
+    /// With a KV stream per sequence, llama.cpp cuts a batch into micro-batches that take the
+    /// same number of rows from each of a run of sequences whose ids follow one another in the
+    /// batch's order (`split_equal`, sequential). Generating rows first and a prompt after them
+    /// break that run wherever the prompt's sequence sits between generating ones, and each
+    /// piece costs a pass over the weights; in id order one micro-batch takes every generating
+    /// row and the prompt's first.
+    static func orderedBySequence(_ entries: [InferenceContext.Entry]) -> (entries: [InferenceContext.Entry], starts: [Int32: Int])? {
+        var runs: [Range<Int>] = []
+        var start = 0
+        for index in entries.indices.dropFirst() where entries[index].sequence != entries[index - 1].sequence {
+            runs.append(start..<index)
+            start = index
+        }
+        if !entries.isEmpty { runs.append(start..<entries.count) }
+        guard zip(runs, runs.dropFirst()).contains(where: { entries[$0.lowerBound].sequence > entries[$1.lowerBound].sequence })
+        else { return nil }
+        var ordered: [InferenceContext.Entry] = []
+        var starts: [Int32: Int] = [:]
+        ordered.reserveCapacity(entries.count)
+        for run in runs.sorted(by: { entries[$0.lowerBound].sequence < entries[$1.lowerBound].sequence }) {
+            starts[entries[run.lowerBound].sequence] = ordered.count
+            ordered.append(contentsOf: entries[run])
+        }
+        return (ordered, starts)
     }
 
     /// Adds one step's laps to ``stepTimes`` when it decoded only generated tokens.

@@ -116,6 +116,34 @@ struct SpeculationTests {
         #expect(drafted > 0)
     }
 
+    /// Requests queued behind three sequences start as others end, so a new prompt is evaluated
+    /// in the same step as drafts of sequences with higher ids: the scheduler then puts the rows
+    /// in the sequences' order (``BatchScheduler/orderedBySequence(_:)``), and each draft must
+    /// still be checked against its own rows' logits.
+    @Test("requests that start while others speculate agree with each run alone")
+    func promptsBetweenDrafts() async throws {
+        let plain = try await Self.load(.none)
+        let model = try await Self.load(Self.fixed(.promptLookup(maximumDraft: 6)), sequences: 3)
+        // Short continuations end early and free their sequence for the next request, while the
+        // editing and quoting answers (which draft a lot) go on.
+        let plan = [(6, 2), (1, 48), (4, 48), (6, 3), (6, 4), (6, 5), (6, 6), (1, 40), (6, 3), (5, 40), (6, 4), (0, 32)]
+        let requests = plan.map { (prompt: Self.prompts[$0.0], options: CompletionOptions.greedy(maximumResponseTokens: $0.1)) }
+        let results = try await withThrowingTaskGroup(of: (Int, ModelResponse<String>).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { (index, try await model.complete(request.prompt, options: request.options)) }
+            }
+            return try await group.reduce(into: [Int: ModelResponse<String>]()) { $0[$1.0] = $1.1 }
+        }
+        var drafted = 0
+        for (index, request) in requests.enumerated() {
+            let alone = try await plain.complete(request.prompt, options: request.options)
+            let batched = try #require(results[index])
+            _ = try await BatchingTests.expectAgreement(batched.tokens, alone: alone.tokens, prompt: request.prompt, model: plain)
+            drafted += batched.statistics.draftedTokens
+        }
+        #expect(drafted > 0)
+    }
+
     @Test("a stop sequence or the token limit inside an accepted draft ends where plain decoding ends")
     func stopsInsideDrafts() async throws {
         let plain = try await Self.load(.none)
