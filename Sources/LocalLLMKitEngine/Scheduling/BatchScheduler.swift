@@ -217,7 +217,9 @@ package final class BatchScheduler: @unchecked Sendable {
             flags.append(generation.request.cancellation)
             promptTaken.append((index, chunk.count))
         }
-        if context.streamCount > 1, let ordered = Self.orderedBySequence(entries) {
+        // Generating rows come in slot order, which is id order: only a prompt chunk can be out of
+        // place, so steps without one (the token loop) skip the check.
+        if context.streamCount > 1, !promptTaken.isEmpty, let ordered = Self.orderedBySequence(entries) {
             entries = ordered.entries
             for index in speculated.keys { if let start = ordered.starts[slots[index].id] { speculated[index]?.batchIndex = start } }
         }
