@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <algorithm>
+#include <bitset>
 #include <functional>
 #include <vector>
 
@@ -21,7 +22,7 @@
 // chain's top-k, at a fraction of the cost. Only when none fits do we check the whole
 // vocabulary. A grammar that allows no token at all is an error, not an abort.
 //
-// Without a grammar, the same idea makes every sample cheap. The chain's top-k keeps the k
+// The same idea makes every sample cheap, with an output grammar or without. The chain's top-k keeps the k
 // likeliest tokens after the logit bias and the penalties, and neither can lift a token
 // unless it is boosted (penalties of at least 1 and 0 only lower logits; the penalty window
 // and the negative biases lower at most `slack` tokens). So the k + slack likeliest tokens by
@@ -36,6 +37,10 @@
 // token, found without the chain (18 instead of 40 us a draw with a 49k vocabulary, text work
 // included). Its accept still runs; the final draw's random state does not advance, and no
 // greedy draw reads it.
+//
+// With an output grammar, such a sampler draws first as though there were none and checks that
+// one token; only when it breaks the grammar does it look for allowed tokens, likeliest first,
+// in chunks, until the chain's top-k is sure to be among them (resample_likeliest).
 struct llmkit_sampler {
     common_sampler *         impl    = nullptr;
     llama_grammar *          grammar = nullptr;
@@ -46,7 +51,9 @@ struct llmkit_sampler {
     std::vector<llama_token> boosted;      // tokens with a positive logit bias
     size_t                   prefilter = 0; // candidates the chain needs; 0: the whole vocabulary
     bool                     greedy    = false; // the chain keeps only the likeliest token (see below)
-    std::vector<llama_token_data> heap;    // the candidates; reused by sample_prefiltered
+    std::vector<llama_token_data> heap;    // the candidates; reused by sample_prefiltered and resample_likeliest
+    std::vector<llama_token_data> likely;  // the likeliest tokens, in order; reused by resample_likeliest
+    std::vector<uint16_t>    classes;      // each token's class (see token_class), built when first needed
     std::vector<float>       maxima;       // per block of logits; reused
     std::vector<float>       order;        // a copy of maxima to select from; reused
 };
@@ -155,15 +162,18 @@ llama_token arg_max(const float * logits, int32_t n_vocab) {
     return best_block;             // every logit is -inf or NaN: the first token, as the chain's order has it
 }
 
-// The `prefilter` likeliest tokens by raw logit (plus the boosted ones), through the chain.
-llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t n_vocab) {
-    if (s.greedy) {
-        return arg_max(logits, n_vocab);
-    }
-    // The maximum of every block of 64 logits; the prefilter-th largest of those maxima is a
-    // threshold that at least `prefilter` logits reach, so every one of the likeliest tokens is
-    // in a block whose maximum reaches it.
-    constexpr int32_t block = logit_block;
+// Likelier first; among equal logits the lower id, so that every selection below agrees on
+// which tokens are the likeliest n.
+bool likelier(const llama_token_data & a, const llama_token_data & b) {
+    return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+}
+
+// The `count` likeliest tokens by raw logit into `out`, in no particular order (all of them
+// when the vocabulary is smaller). The maximum of every block of `block` logits; the count-th
+// largest of those maxima is a threshold that at least `count` logits reach, so every one of
+// the likeliest tokens is in a block whose maximum reaches it.
+void collect_likeliest(llmkit_sampler & s, const float * logits, int32_t n_vocab, size_t count, int32_t block,
+                       std::vector<llama_token_data> & out) {
     const int32_t n_blocks = (n_vocab + block - 1) / block;
     auto & maxima = s.maxima;
     maxima.resize(n_blocks);
@@ -172,13 +182,12 @@ llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t
     }
     // With fewer blocks than candidates (a small vocabulary), every token is a candidate.
     float threshold = -INFINITY;
-    if ((size_t) n_blocks >= s.prefilter) {
+    if ((size_t) n_blocks >= count) {
         s.order.assign(maxima.begin(), maxima.end());
-        std::nth_element(s.order.begin(), s.order.begin() + (s.prefilter - 1), s.order.end(), std::greater<float>());
-        threshold = s.order[s.prefilter - 1];
+        std::nth_element(s.order.begin(), s.order.begin() + (count - 1), s.order.end(), std::greater<float>());
+        threshold = s.order[count - 1];
     }
-    auto & heap = s.heap;
-    heap.clear();
+    out.clear();
     for (int32_t b = 0; b < n_blocks; ++b) {
         if (!(maxima[b] >= threshold)) {
             continue;
@@ -186,28 +195,234 @@ llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t
         const int32_t begin = b * block, end = std::min(begin + block, n_vocab);
         for (int32_t id = begin; id < end; ++id) {
             if (logits[id] >= threshold) {
-                heap.push_back({id, logits[id], 0.0f});
+                out.push_back({id, logits[id], 0.0f});
             }
         }
     }
-    if (heap.size() > s.prefilter) {
-        std::nth_element(heap.begin(), heap.begin() + (s.prefilter - 1), heap.end(),
-                         [](const llama_token_data & a, const llama_token_data & b) { return a.logit > b.logit; });
-        heap.resize(s.prefilter);
+    if (out.size() > count) {
+        std::nth_element(out.begin(), out.begin() + (count - 1), out.end(), likelier);
+        out.resize(count);
     }
+}
+
+// Adds the tokens with a positive bias that `candidates` lacks (once: a duplicate would double
+// its probability).
+void add_boosted(const llmkit_sampler & s, const float * logits, std::vector<llama_token_data> & candidates) {
     for (llama_token id : s.boosted) {
-        const bool present = std::any_of(heap.begin(), heap.end(), [id](const llama_token_data & d) { return d.id == id; });
+        const bool present = std::any_of(candidates.begin(), candidates.end(), [id](const llama_token_data & d) { return d.id == id; });
         if (!present) {
-            heap.push_back({id, logits[id], 0.0f});
+            candidates.push_back({id, logits[id], 0.0f});
         }
     }
-    std::sort(heap.begin(), heap.end(), [](const llama_token_data & a, const llama_token_data & b) { return a.id < b.id; });
-    llama_token_data_array array = {heap.data(), heap.size(), -1, false};
+}
+
+// Runs the chain over `candidates` in the vocabulary's order (as the whole vocabulary would
+// be); LLAMA_TOKEN_NULL when it selects none or a banned one.
+llama_token run_chain(llmkit_sampler & s, std::vector<llama_token_data> & candidates) {
+    std::sort(candidates.begin(), candidates.end(), [](const llama_token_data & a, const llama_token_data & b) { return a.id < b.id; });
+    llama_token_data_array array = {candidates.data(), candidates.size(), -1, false};
     llama_sampler_apply(common_sampler_get(s.impl), &array);
-    if (array.selected < 0 || (size_t) array.selected >= array.size) {
-        throw std::runtime_error("the sampling chain selected no token");
+    if (array.selected < 0 || (size_t) array.selected >= array.size || !std::isfinite(array.data[array.selected].logit)) {
+        return LLAMA_TOKEN_NULL;
     }
     return array.data[array.selected].id;
+}
+
+// The `prefilter` likeliest tokens by raw logit (plus the boosted ones), through the chain.
+llama_token sample_prefiltered(llmkit_sampler & s, const float * logits, int32_t n_vocab) {
+    if (s.greedy) {
+        return arg_max(logits, n_vocab);
+    }
+    collect_likeliest(s, logits, n_vocab, s.prefilter, logit_block, s.heap);
+    add_boosted(s, logits, s.heap);
+    const llama_token token = run_chain(s, s.heap);
+    if (token == LLAMA_TOKEN_NULL) {
+        throw std::runtime_error("the sampling chain selected no token");
+    }
+    return token;
+}
+
+// What the grammar can tell of a token without its whole text: the first byte of its text (0 to
+// 255), or one of these.
+enum token_class : uint16_t {
+    class_end_of_generation = 256,    // allowed exactly where the grammar may end
+    class_never             = 257,    // no text, or a NUL first: the grammar never allows it
+    class_unknown           = 258,    // a text too long to look at here: always checked
+    class_count             = 259,
+};
+
+// Each token's class, built on first use (a look at every token's text, which llama.cpp keeps).
+const std::vector<uint16_t> & token_classes(llmkit_sampler & s, int32_t n_vocab) {
+    if ((int32_t) s.classes.size() == n_vocab) {
+        return s.classes;
+    }
+    s.classes.resize(n_vocab);
+    char piece[64];
+    for (int32_t id = 0; id < n_vocab; ++id) {
+        const int32_t length = llama_token_to_piece(s.vocab, id, piece, sizeof piece, 0, true);
+        if (llama_vocab_is_eog(s.vocab, id)) {
+            s.classes[id] = class_end_of_generation;
+        } else if (length < 0) {
+            s.classes[id] = class_unknown;
+        } else if (length == 0 || piece[0] == 0) {
+            s.classes[id] = class_never;
+        } else {
+            s.classes[id] = static_cast<unsigned char>(piece[0]);
+        }
+    }
+    return s.classes;
+}
+
+// Whether the character class that starts at `element` (a stack top) admits `character`.
+bool class_admits(const llama_grammar_element * element, uint32_t character) {
+    const bool positive = element->type != LLAMA_GRETYPE_CHAR_NOT;
+    bool found = false;
+    do {
+        if (element->type == LLAMA_GRETYPE_CHAR_ANY) {
+            found = true;
+            element += 1;
+        } else if (element[1].type == LLAMA_GRETYPE_CHAR_RNG_UPPER) {
+            found = found || (element->value <= character && character <= element[1].value);
+            element += 2;
+        } else {
+            found = found || element->value == character;
+            element += 1;
+        }
+    } while (element->type == LLAMA_GRETYPE_CHAR_ALT);
+    return found == positive;
+}
+
+// Whether it may admit a character beyond ASCII (a negated class or any character: yes).
+bool class_admits_beyond_ascii(const llama_grammar_element * element) {
+    if (element->type != LLAMA_GRETYPE_CHAR) {
+        return true;
+    }
+    do {
+        const bool range = element[1].type == LLAMA_GRETYPE_CHAR_RNG_UPPER;
+        if ((range ? element[1].value : element->value) >= 0x80) {
+            return true;
+        }
+        element += range ? 2 : 1;
+    } while (element->type == LLAMA_GRETYPE_CHAR_ALT);
+    return false;
+}
+
+// The token classes the grammar may allow next: a token of any other class it rejects. False
+// where it cannot tell: in the middle of a character, or at a token element (`<[id]>`).
+bool possible_classes(const llama_grammar & grammar, std::bitset<class_count> & possible) {
+    possible.reset();
+    possible.set(class_unknown);
+    if (grammar.partial_utf8.n_remain != 0) {
+        return false;
+    }
+    for (const auto & stack : grammar.stacks) {
+        if (stack.empty()) {
+            possible.set(class_end_of_generation);
+            continue;
+        }
+        const llama_grammar_element * top = stack.back();
+        if (top->type != LLAMA_GRETYPE_CHAR && top->type != LLAMA_GRETYPE_CHAR_NOT && top->type != LLAMA_GRETYPE_CHAR_ANY) {
+            return false;
+        }
+        for (uint32_t byte = 1; byte < 0x80; ++byte) {
+            if (!possible.test(byte) && class_admits(top, byte)) {
+                possible.set(byte);
+            }
+        }
+        if (class_admits_beyond_ascii(top)) {
+            for (uint32_t byte = 0x80; byte < 0x100; ++byte) {
+                possible.set(byte);
+            }
+        }
+    }
+    return true;
+}
+
+// How many of the likeliest tokens a grammar check takes at a time, and how many the first look
+// for allowed tokens collects.
+constexpr size_t grammar_chunk = 64;
+
+// After the chain's token broke the grammar: the same draw as the chain over the 1,024 likeliest
+// tokens (plus the boosted ones) with the grammar applied, as resample_with_grammar does, but
+// checking the likeliest first and stopping once `prefilter` of them are allowed (one, greedy).
+// The chain's top-k keeps the k likeliest allowed tokens after the bias and the penalties, all of
+// them among those (see llmkit_sampler), so it draws the same token with the same random state.
+// Where none of the 1,024 is allowed, the whole vocabulary is the candidates, as before. Either
+// way, only tokens whose first byte the grammar can take next have their text checked: a forced
+// key in the middle of a word (`customer_account_ide|ntifier`) checks the few hundred tokens that
+// start with `n`, not every token.
+llama_token resample_likeliest(llmkit_sampler & s, const float * logits, int32_t n_vocab) {
+    const size_t needed = s.greedy ? 1 : s.prefilter;
+    // Tokens whose first byte the grammar cannot take are rejected without decoding their text.
+    std::bitset<class_count> possible;
+    const bool sorts = possible_classes(*s.grammar, possible);
+    const std::vector<uint16_t> * classes = sorts ? &token_classes(s, n_vocab) : nullptr;
+    auto & allowed = s.heap;
+    auto & likely = s.likely;
+    allowed.clear();
+    size_t checked = 0;
+    std::vector<llama_token_data> chunk;
+    for (size_t stage : {grammar_chunk, likely_candidates}) {
+        // Smaller blocks than sampling's, so that even a 49k vocabulary has 1,024 blocks.
+        collect_likeliest(s, logits, n_vocab, stage, 16, likely);
+        std::sort(likely.begin(), likely.end(), likelier);
+        while (checked < likely.size() && allowed.size() < needed) {
+            const size_t end = std::min(checked + grammar_chunk, likely.size());
+            chunk.clear();
+            for (size_t i = checked; i < end; ++i) {
+                if (!classes || possible.test((*classes)[likely[i].id])) {
+                    chunk.push_back(likely[i]);
+                }
+            }
+            llama_token_data_array array = {chunk.data(), chunk.size(), -1, false};
+            llama_grammar_apply_impl(*s.grammar, &array);     // a rejected token's logit becomes -inf
+            for (const auto & data : chunk) {
+                if (std::isfinite(data.logit)) {
+                    allowed.push_back(data);
+                }
+            }
+            checked = end;
+        }
+        if (allowed.size() >= needed || likely.size() < stage) {
+            break;
+        }
+    }
+    if (s.greedy && !allowed.empty()) {
+        return allowed.front().id;        // the likeliest allowed token: what a greedy chain keeps
+    }
+    for (llama_token id : s.boosted) {
+        const bool seen = std::any_of(likely.begin(), likely.begin() + checked, [id](const llama_token_data & d) { return d.id == id; });
+        if (!seen && grammar_allows(s.grammar, id)) {
+            allowed.push_back({id, logits[id], 0.0f});
+        }
+    }
+    if (!allowed.empty()) {
+        const llama_token token = run_chain(s, allowed);
+        if (token != LLAMA_TOKEN_NULL) {
+            return token;
+        }
+    }
+    likely.clear();
+    for (int32_t id = 0; id < n_vocab; ++id) {
+        if (!classes || possible.test((*classes)[id])) {
+            likely.push_back({id, logits[id], 0.0f});
+        }
+    }
+    const llama_token token = sample_allowed(s, likely);
+    if (token == LLAMA_TOKEN_NULL) {
+        throw std::runtime_error("no token is both allowed by the grammar and left by the sampling options (logit bias)");
+    }
+    return token;
+}
+
+// One draw from `logits` for a sampler that prefilters: the chain's token, or where it breaks
+// the grammar, a draw among the allowed ones.
+llama_token draw_prefiltered(llmkit_sampler & s, const float * logits, int32_t n_vocab) {
+    const llama_token token = sample_prefiltered(s, logits, n_vocab);
+    if (!s.grammar || grammar_allows(s.grammar, token)) {
+        return token;
+    }
+    return resample_likeliest(s, logits, n_vocab);
 }
 
 // Whether the penalties of `sp` change any logit.
@@ -223,9 +438,10 @@ int32_t suppressed_tokens(const llama_model * model) {
 }
 
 // How many candidates the chain needs for `sp` (see llmkit_sampler), or 0 when it needs the
-// whole vocabulary: a grammar, a reasoning budget, no top-k, or penalties that can raise a logit.
-size_t prefilter_size(const llama_model * model, const common_params_sampling & sp, bool has_grammar) {
-    if (has_grammar || !sp.grammar.empty() || !sp.reasoning_budget_start.empty() || sp.top_k <= 0 || sp.mirostat != 0
+// whole vocabulary: a continuation grammar (common_sampler's own), a reasoning budget, no top-k,
+// or penalties that can raise a logit. An output grammar (ours) does not stop it: see draw_prefiltered.
+size_t prefilter_size(const llama_model * model, const common_params_sampling & sp) {
+    if (!sp.grammar.empty() || !sp.reasoning_budget_start.empty() || sp.top_k <= 0 || sp.mirostat != 0
         || sp.top_n_sigma > 0 || sp.dry_multiplier != 0 || sp.penalty_repeat < 1 || sp.penalty_freq < 0 || sp.penalty_present < 0) {
         return 0;
     }
@@ -451,7 +667,7 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
                 sampler->boosted.push_back(params->logit_bias_tokens[i]);
             }
         }
-        sampler->prefilter = params->exhaustive ? 0 : prefilter_size(model, sp, grammar != nullptr);
+        sampler->prefilter = params->exhaustive ? 0 : prefilter_size(model, sp);
         sampler->greedy = sampler->prefilter > 0 && is_plain_greedy(model, sp);
         return sampler;
     });
@@ -468,7 +684,7 @@ extern "C" int32_t llmkit_sampler_sample(llmkit_sampler * sampler, llama_context
             if (!logits) {
                 throw std::invalid_argument("no logits at batch index " + std::to_string(index));
             }
-            return sample_prefiltered(*sampler, logits, llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(context))));
+            return draw_prefiltered(*sampler, logits, llama_vocab_n_tokens(llama_model_get_vocab(llama_get_model(context))));
         }
         const llama_token token = common_sampler_sample(sampler->impl, context, index);
         if (!sampler->grammar || grammar_allows(sampler->grammar, token)) {
@@ -490,9 +706,9 @@ extern "C" int32_t llmkit_sampler_sample_logits(llmkit_sampler * sampler, const 
                                                 llmkit_error * error) {
     return llmkit::guarded<int32_t>(error, -1, [&]() -> int32_t {
         if (!sampler || sampler->prefilter == 0 || !logits || n_vocab <= 0) {
-            throw std::invalid_argument("sampling from logits needs a sampler without a grammar, and logits");
+            throw std::invalid_argument("sampling from logits needs a sampler that prefilters, and logits");
         }
-        return sample_prefiltered(*sampler, logits, n_vocab);
+        return draw_prefiltered(*sampler, logits, n_vocab);
     });
 }
 

@@ -120,9 +120,10 @@ llmkit_sampler * llmkit_sampler_create(const struct llama_model * model,
 int32_t llmkit_sampler_sample(llmkit_sampler * sampler, struct llama_context * context,
                               int32_t index, llmkit_error * error);
 
-/// Whether the sampler can sample from a logits array alone (no grammar, no reasoning budget,
-/// a top-k): then llmkit_sampler_sample_logits works, and touches nothing but the sampler, so
-/// different samplers can sample on different threads at once.
+/// Whether the sampler can sample from a logits array alone (a top-k, no continuation grammar,
+/// no reasoning budget; an output grammar is fine): then llmkit_sampler_sample_logits works, and
+/// touches nothing but the sampler (and the model's vocabulary, read only), so different
+/// samplers can sample on different threads at once.
 bool llmkit_sampler_samples_logits(const llmkit_sampler * sampler);
 
 /// Whether the sampler's chain keeps only the likeliest token (temperature 0 and nothing that

@@ -84,8 +84,8 @@ package final class Sampler {
     }
 
     /// Whether ``sampleAndAccept(logits:vocabularySize:)`` works: a top-k sampler without a
-    /// grammar or thinking budget. Such samplers touch nothing shared, so several can sample on
-    /// different threads at once.
+    /// continuation grammar or thinking budget (an output grammar is fine). Such samplers touch
+    /// nothing shared but the vocabulary, read only, so several can sample on different threads at once.
     package let samplesFromLogits: Bool
 
     /// Whether it samples the arg-max of the logits (greedy, nothing that can lower the likeliest
