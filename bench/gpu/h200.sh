@@ -27,6 +27,7 @@
 #   schema  llmkit bench --schema on SmolLM2-135M-Instruct (as for speculative), all layers on the GPU:
 #           bench/schemas/review.json and long_keys.json, raw and through the chat template, greedy
 #           and at temperature 1, unconstrained against constrained with grammar drafts and one token a step
+#           (with a baseline in the payload, that build too, ABBA)
 #   images  bench/images.py on the 7B-shaped model with a CLIP ViT-B/14-shaped random projector
 #           (scripts/synth-vision-model --shape base): image encoding and the first token after it,
 #           against llama-mtmd-cli, ABBA-paired
@@ -201,14 +202,19 @@ phase_schema() {
     libraries
     local smol
     smol="$(smol_model)"
-    log "constrained generation with grammar drafts on the GPU"
+    # With a baseline in the payload, each setting runs llmkit, the baseline, the baseline, llmkit.
+    local builds=(llmkit)
+    [ -x "$work/llmkit-baseline" ] && builds=(llmkit llmkit-baseline llmkit-baseline llmkit)
+    log "constrained generation with grammar drafts on the GPU (${builds[*]})"
     for prompt in raw chat; do
         for schema in review long_keys; do
             for temperature in 0 1; do
-                echo "## $schema.json, $prompt prompt, temperature $temperature"
-                "$work/llmkit" bench --schema "$root/bench/schemas/$schema.json" --model "$smol" -ngl 999 \
-                    --threads "$(nproc)" -r "${LLMKIT_GPU_SCHEMA_RUNS:-6}" --temperature "$temperature" \
-                    $([ "$prompt" = chat ] && echo --chat)
+                for build in "${builds[@]}"; do
+                    echo "## $schema.json, $prompt prompt, temperature $temperature, $build"
+                    "$work/$build" bench --schema "$root/bench/schemas/$schema.json" --model "$smol" -ngl 999 \
+                        --threads "$(nproc)" -r "${LLMKIT_GPU_SCHEMA_RUNS:-6}" --temperature "$temperature" \
+                        $([ "$prompt" = chat ] && echo --chat)
+                done
             done
         done
     done | tee "$out/schema-smollm2.md"
