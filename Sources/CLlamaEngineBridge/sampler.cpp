@@ -10,7 +10,17 @@
 #include <algorithm>
 #include <bitset>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <vector>
+
+// Each token's class (see token_class), filled once, on first use, and
+// shared by the samplers of one model (llmkit_token_classes_create).
+struct llmkit_token_classes {
+    const llama_vocab *           vocab = nullptr;
+    mutable std::once_flag        filled;
+    mutable std::vector<uint16_t> classes;
+};
 
 // A common_sampler for the chain (penalties, top-k, top-p, min-p, temperature, draw),
 // plus, for output grammars, our own grammar (llama.cpp's, held here rather than in a grammar
@@ -53,7 +63,8 @@ struct llmkit_sampler {
     bool                     greedy    = false; // the chain keeps only the likeliest token (see below)
     std::vector<llama_token_data> heap;    // the candidates; reused by sample_prefiltered and resample_likeliest
     std::vector<llama_token_data> likely;  // the likeliest tokens, in order; reused by resample_likeliest
-    std::vector<uint16_t>    classes;      // each token's class (see token_class), built when first needed
+    const llmkit_token_classes * classes = nullptr;  // the model's, or `own_classes`
+    std::unique_ptr<llmkit_token_classes> own_classes;
     std::vector<float>       maxima;       // per block of logits; reused
     std::vector<float>       order;        // a copy of maxima to select from; reused
 };
@@ -251,26 +262,26 @@ enum token_class : uint16_t {
     class_count             = 259,
 };
 
-// Each token's class, built on first use (a look at every token's text, which llama.cpp keeps).
-const std::vector<uint16_t> & token_classes(llmkit_sampler & s, int32_t n_vocab) {
-    if ((int32_t) s.classes.size() == n_vocab) {
-        return s.classes;
-    }
-    s.classes.resize(n_vocab);
-    char piece[64];
-    for (int32_t id = 0; id < n_vocab; ++id) {
-        const int32_t length = llama_token_to_piece(s.vocab, id, piece, sizeof piece, 0, true);
-        if (llama_vocab_is_eog(s.vocab, id)) {
-            s.classes[id] = class_end_of_generation;
-        } else if (length < 0) {
-            s.classes[id] = class_unknown;
-        } else if (length == 0 || piece[0] == 0) {
-            s.classes[id] = class_never;
-        } else {
-            s.classes[id] = static_cast<unsigned char>(piece[0]);
+// Each token's class, filled on first use (a look at every token's text, which llama.cpp keeps).
+const std::vector<uint16_t> & token_classes(const llmkit_token_classes & shared) {
+    std::call_once(shared.filled, [&] {
+        const int32_t n_vocab = llama_vocab_n_tokens(shared.vocab);
+        shared.classes.resize(n_vocab);
+        char piece[64];
+        for (int32_t id = 0; id < n_vocab; ++id) {
+            const int32_t length = llama_token_to_piece(shared.vocab, id, piece, sizeof piece, 0, true);
+            if (llama_vocab_is_eog(shared.vocab, id)) {
+                shared.classes[id] = class_end_of_generation;
+            } else if (length < 0) {
+                shared.classes[id] = class_unknown;
+            } else if (length == 0 || piece[0] == 0) {
+                shared.classes[id] = class_never;
+            } else {
+                shared.classes[id] = static_cast<unsigned char>(piece[0]);
+            }
         }
-    }
-    return s.classes;
+    });
+    return shared.classes;
 }
 
 // Whether the character class that starts at `element` (a stack top) admits `character`.
@@ -356,7 +367,10 @@ llama_token resample_likeliest(llmkit_sampler & s, const float * logits, int32_t
     // Tokens whose first byte the grammar cannot take are rejected without decoding their text.
     std::bitset<class_count> possible;
     const bool sorts = possible_classes(*s.grammar, possible);
-    const std::vector<uint16_t> * classes = sorts ? &token_classes(s, n_vocab) : nullptr;
+    const std::vector<uint16_t> * classes = sorts ? &token_classes(*s.classes) : nullptr;
+    if (classes && (int32_t) classes->size() != n_vocab) {
+        classes = nullptr;                 // logits of another length than the vocabulary: check every token
+    }
     auto & allowed = s.heap;
     auto & likely = s.likely;
     allowed.clear();
@@ -579,7 +593,23 @@ extern "C" llmkit_sampling_params llmkit_sampling_defaults(void) {
     params.preserved_tokens         = nullptr;
     params.preserved_token_count    = 0;
     params.exhaustive               = false;
+    params.token_classes            = nullptr;
     return params;
+}
+
+extern "C" llmkit_token_classes * llmkit_token_classes_create(const llama_model * model) {
+    return llmkit::guarded<llmkit_token_classes *>(nullptr, nullptr, [&]() -> llmkit_token_classes * {
+        if (!model) {
+            return nullptr;
+        }
+        auto * classes = new llmkit_token_classes;
+        classes->vocab = llama_model_get_vocab(model);
+        return classes;
+    });
+}
+
+extern "C" void llmkit_token_classes_free(llmkit_token_classes * classes) {
+    delete classes;
 }
 
 extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
@@ -666,6 +696,13 @@ extern "C" llmkit_sampler * llmkit_sampler_create(const llama_model * model,
             if (params->logit_bias_values[i] > 0) {
                 sampler->boosted.push_back(params->logit_bias_tokens[i]);
             }
+        }
+        if (params->token_classes && params->token_classes->vocab == sampler->vocab) {
+            sampler->classes = params->token_classes;
+        } else {
+            sampler->own_classes = std::make_unique<llmkit_token_classes>();
+            sampler->own_classes->vocab = sampler->vocab;
+            sampler->classes = sampler->own_classes.get();
         }
         sampler->prefilter = params->exhaustive ? 0 : prefilter_size(model, sp);
         sampler->greedy = sampler->prefilter > 0 && is_plain_greedy(model, sp);

@@ -51,6 +51,17 @@ enum {
     LLMKIT_TRIGGER_PATTERN_FULL = 2,  // a regular expression matches the whole output
 };
 
+/// Each token's first byte (or whether it ends generation), which an output grammar's sampler
+/// reads to reject tokens without decoding their text: built once per model, on first use (a
+/// look at every token's text), and read by any number of samplers at once.
+typedef struct llmkit_token_classes llmkit_token_classes;
+
+/// Creates the model's token classes (empty until a sampler first needs them), or NULL.
+llmkit_token_classes * llmkit_token_classes_create(const struct llama_model * model);
+
+/// Frees token classes, after every sampler given them. Accepts NULL.
+void llmkit_token_classes_free(llmkit_token_classes * classes);
+
 /// Sampling parameters, mirroring the subset of llama.cpp's `common_params_sampling`
 /// that LocalLLMKit exposes. Start from `llmkit_sampling_defaults()`.
 typedef struct llmkit_sampling_params {
@@ -93,6 +104,9 @@ typedef struct llmkit_sampling_params {
     // Run the chain over the whole vocabulary every time, never over the likeliest candidates
     // only (for tests that compare both ways).
     bool                 exhaustive;
+    // What a grammar can tell of each token without its text (llmkit_token_classes_create),
+    // shared by the model's samplers; NULL: the sampler builds its own when it first needs it.
+    const struct llmkit_token_classes * token_classes;
     // Thinking budget: after `reasoning_budget` tokens inside the thinking block, the sampler
     // forces `reasoning_budget_message` (optional) and the first end tag. -1 disables it.
     int32_t             reasoning_budget;

@@ -12,6 +12,7 @@ package final class Sampler {
          thinking: ThinkingBudget? = nil, exhaustive: Bool = false) throws {
         var params = llmkit_sampling_defaults()
         params.exhaustive = exhaustive
+        params.token_classes = model.tokenClasses
         if let seed = sampling.seed { params.seed = seed }
         if let value = sampling.temperature { params.temperature = Float(value) }
         if let value = sampling.topK { params.top_k = Int32(clamping: value) }

@@ -27,6 +27,10 @@ package final class ModelHandle: @unchecked Sendable {
     /// (``LocalModel/Configuration/Weights/controlVectors``).
     package var steering: ControlVectorSteering?
 
+    /// What an output grammar's sampler reads of each token instead of its text (its first byte),
+    /// built once per model when a sampler first needs it and shared by all of them.
+    package let tokenClasses: OpaquePointer?
+
     /// The RPC servers holding some of its layers (``LocalModel/Configuration/Weights/rpcServers``).
     package let remoteLinks: [RemoteDeviceLink]
 
@@ -39,11 +43,13 @@ package final class ModelHandle: @unchecked Sendable {
         self.pointer = pointer
         self.remoteLinks = remoteLinks
         self.vocabulary = llama_model_get_vocab(pointer)
+        self.tokenClasses = llmkit_token_classes_create(pointer)
         self.helper = LlamaRuntime.liveContextCount == 0 ? llmkit_helper_start() : nil
     }
 
     deinit {
         llmkit_helper_stop(helper)
+        llmkit_token_classes_free(tokenClasses)
         llama_model_free(pointer)
     }
 }
