@@ -20,16 +20,8 @@ struct GrammarSamplingTests {
     func shortcutsDrawTheSame() async throws {
         let model = try await TestModel.load(.init(contextLength: 512))
         let tokens = try model.tokenize("The garden in spring")
-        let samplings: [CompletionOptions.Sampling] = [
-            .init(temperature: 1.0, seed: 1),
-            .init(temperature: 0.8, topK: 20, topP: 0.9, seed: 2),
-            .init(temperature: 1.2, topK: 60, minP: 0.02, repetitionPenalty: 1.2, presencePenalty: 0.5, seed: 3),
-            .init(temperature: 1.0, seed: 4, logitBias: [236761: 5, 506: -3]),
-            .greedy,
-            .init(temperature: 0, repetitionPenalty: 1.3),
-        ]
         for grammar in Self.grammars {
-            for sampling in samplings {
+            for sampling in SamplingCases.all {
                 for seed in 0..<2 {
                     var options = CompletionOptions(maximumResponseTokens: 40, sampling: sampling)
                     options.sampling.seed = (sampling.seed ?? 0) * 100 + UInt32(seed)

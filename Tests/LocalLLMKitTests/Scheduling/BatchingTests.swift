@@ -208,15 +208,7 @@ struct BatchingTests {
     func prefilteredSampling() async throws {
         let model = try await Self.load(sequences: 1)
         let tokens = try model.tokenize("The garden in spring")
-        let samplings: [CompletionOptions.Sampling] = [
-            .init(temperature: 1.0, seed: 1),
-            .init(temperature: 0.8, topK: 20, topP: 0.9, seed: 2),
-            .init(temperature: 1.2, topK: 60, minP: 0.02, repetitionPenalty: 1.2, presencePenalty: 0.5, seed: 3),
-            .init(temperature: 1.0, seed: 4, logitBias: [236761: 5, 506: -3]),
-            .greedy,                                                    // the arg-max, without the chain
-            .init(temperature: 0, repetitionPenalty: 1.3),              // greedy through the chain
-            .init(temperature: 0, logitBias: [236761: 3, 506: -2]),
-        ]
+        let samplings = SamplingCases.all
         for sampling in samplings {
             for seed in 0..<4 {
                 var options = CompletionOptions(maximumResponseTokens: 32, sampling: sampling)
