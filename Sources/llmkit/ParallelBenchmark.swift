@@ -44,7 +44,7 @@ enum ParallelBenchmark {
         let model = try await ModelOptions.load(arguments, configuration: configuration)
         let jsonl = arguments.has("--jsonl")
         let measuringSteps = arguments.has("--step-times")
-        var stepTimes: [(sequences: Int, times: StepTimes)] = []
+        var stepTimes: [(sequences: Int, times: StepTimes, prompt: StepTimes)] = []
         // llama-batched-bench warms up with one decode; one short request does the same here.
         _ = try await model.measureParallelThroughput(promptTokens: min(16, prompt), generatedTokens: 1, sequences: 1)
         if !jsonl {
@@ -57,7 +57,7 @@ enum ParallelBenchmark {
         for count in sequences {
             let result = try await model.measureParallelThroughput(promptTokens: prompt, generatedTokens: generated, sequences: count,
                                                                    measuringSteps: measuringSteps)
-            if let times = result.stepTimes { stepTimes.append((count, times)) }
+            if let times = result.stepTimes, let prompt = result.promptStepTimes { stepTimes.append((count, times, prompt)) }
             if jsonl {
                 try Console.printJSONLine(line(result, model: model, configuration: configuration))
             } else {
@@ -73,14 +73,24 @@ enum ParallelBenchmark {
         return .success
     }
 
-    /// The `--step-times` table: milliseconds per generation step, by phase (on stderr with --jsonl).
-    private static func printStepTimes(_ measured: [(sequences: Int, times: StepTimes)], jsonl: Bool) {
+    /// The `--step-times` tables: milliseconds per generation step and per step with prompt
+    /// tokens, by phase (on stderr with --jsonl).
+    private static func printStepTimes(_ measured: [(sequences: Int, times: StepTimes, prompt: StepTimes)], jsonl: Bool) {
         let names = StepTimes().phases.map(\.name)
+        func values(_ times: StepTimes) -> [String] {
+            let values = times.phases.map { times.millisecondsPerStep($0.duration) }
+            return (values + [values.reduce(0, +)]).map { format($0, 3) }
+        }
         let table = BenchmarkTable((["B", "steps"] + names + ["total"]).map { BenchmarkTable.Column(title: $0) })
         var text = "\nms per generation step\n\n" + table.header
-        for (sequences, times) in measured {
-            let values = times.phases.map { times.millisecondsPerStep($0.duration) }
-            text += table.row(["\(sequences)", "\(times.steps)"] + (values + [values.reduce(0, +)]).map { format($0, 3) })
+        for (sequences, times, _) in measured {
+            text += table.row(["\(sequences)", "\(times.steps)"] + values(times))
+        }
+        // A prompt step's "between" counts from the end of any step before it.
+        let promptTable = BenchmarkTable((["B", "steps", "with generation"] + names + ["total"]).map { BenchmarkTable.Column(title: $0) })
+        text += "\nms per step with prompt tokens\n\n" + promptTable.header
+        for (sequences, _, prompt) in measured {
+            text += promptTable.row(["\(sequences)", "\(prompt.steps)", "\(prompt.stepsWithGeneration)"] + values(prompt))
         }
         if jsonl { Console.err(text) } else { Console.out(text) }
     }

@@ -89,16 +89,29 @@ struct InfoAndBenchTests {
             #expect((line["speed_tg"] as? Double ?? 0) > 0 && (line["t_pp"] as? Double ?? 0) > 0)
             #expect(line["n_kv"] as? Int == (line["pl"] as? Int ?? 0) * 12)
         }
-        // With --jsonl the table goes to stderr: per B, 4 generation steps (the first token comes
-        // from the prompt's step), seven phases that add up to the total.
-        let rows = output.stderr.split(separator: "\n").filter { $0.hasPrefix("| 1 |") || $0.hasPrefix("| 2 |") }
-        #expect(rows.count == 2, "\(output.stderr)")
-        for row in rows {
-            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.compactMap(Double.init)
-            try #require(cells.count == 10, "\(row)")
-            #expect(cells[1] == 4, "\(row)")
-            #expect(abs(cells[2..<9].reduce(0, +) - cells[9]) < 0.01, "\(row)")
-            #expect(cells[3] > 0, "\(row)")     // inside llama_decode
+        // With --jsonl the tables go to stderr: per B, 4 generation steps (the first token comes
+        // from the prompt's step), seven phases that add up to the total; then one step with the
+        // prompts, without generating rows.
+        let tables = output.stderr.components(separatedBy: "ms per step with prompt tokens")
+        try #require(tables.count == 2, "\(output.stderr)")
+        func rows(_ table: String) -> [[Double]] {
+            table.split(separator: "\n").filter { $0.hasPrefix("| 1 |") || $0.hasPrefix("| 2 |") }.map {
+                $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.compactMap(Double.init)
+            }
+        }
+        #expect(rows(tables[0]).count == 2, "\(output.stderr)")
+        for cells in rows(tables[0]) {
+            try #require(cells.count == 10, "\(cells)")
+            #expect(cells[1] == 4, "\(cells)")
+            #expect(abs(cells[2..<9].reduce(0, +) - cells[9]) < 0.01, "\(cells)")
+            #expect(cells[3] > 0, "\(cells)")     // inside llama_decode
+        }
+        #expect(rows(tables[1]).count == 2, "\(output.stderr)")
+        for cells in rows(tables[1]) {
+            try #require(cells.count == 11, "\(cells)")
+            #expect(cells[1] == 1 && cells[2] == 0, "\(cells)")
+            #expect(abs(cells[3..<10].reduce(0, +) - cells[10]) < 0.01, "\(cells)")
+            #expect(cells[4] > 0, "\(cells)")
         }
     }
 

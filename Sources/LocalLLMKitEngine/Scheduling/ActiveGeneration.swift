@@ -89,6 +89,12 @@ package final class ActiveGeneration {
     /// every generated token but the pending one.
     package var position: Int { isEvaluatingPrompt ? nextPromptIndex : promptCount + tokens.count - 1 }
 
+    /// The prompt tokens still to decode when they are all plain tokens (nil while a medium is
+    /// ahead, which is decoded in a batch of its own).
+    package var plainPromptTokensLeft: Int? {
+        request.plan.media.contains { $0.range.upperBound > nextPromptIndex } ? nil : promptCount - nextPromptIndex
+    }
+
     /// The next prompt tokens to decode, at most `budget`, up to the next medium.
     package func takePrompt(upTo budget: Int) -> ArraySlice<Int32> {
         let nextMedium = request.plan.media.first { $0.start >= nextPromptIndex }?.start ?? promptCount

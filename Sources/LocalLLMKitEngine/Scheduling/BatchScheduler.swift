@@ -5,8 +5,11 @@ import Foundation
 /// Each step builds one `llama_batch`: first the pending token of every generating sequence
 /// (with speculation, followed by its draft: see `BatchScheduler+Speculation.swift`), then
 /// prompt chunks of requests that are still evaluating their prompt, in the order they
-/// started, up to the context's batch size. Generation therefore always advances, and prompts
-/// take whatever room is left. After the decode, every sequence whose logits were computed
+/// started, up to the context's batch size. Generation therefore advances at least every other
+/// step, and prompts take whatever room is left; with a KV stream per sequence, a step in which
+/// every prompt ends takes only prompts (see
+/// ``leavesGenerationForNextStep(streams:generating:promptsLeft:batchSize:leftLastStep:)``).
+/// After the decode, every sequence whose logits were computed
 /// samples with its own sampler. Requests beyond the number of sequences wait in a FIFO queue
 /// of bounded length.
 ///
@@ -61,8 +64,12 @@ package final class BatchScheduler: @unchecked Sendable {
     private var startOrder: [Int] = []
     private var isStepScheduled = false
     private var useCounter: UInt64 = 0
-    /// What ``measureSteps()`` has gathered, while it measures.
+    /// What ``measureSteps()`` has gathered of generation steps, while it measures.
     private var stepTimes: StepTimes?
+    /// What it has gathered of steps with prompt tokens.
+    private var promptStepTimes = StepTimes()
+    /// When the last step ended, while measuring.
+    private var lastStepEnd: ContinuousClock.Instant?
     /// When the last generation step ended, while measuring.
     private var lastGenerationStepEnd: ContinuousClock.Instant?
     /// Requests of the model's other work (embeddings) waiting their turn: they count against the
@@ -89,6 +96,9 @@ package final class BatchScheduler: @unchecked Sendable {
     var promptCache: PromptCacheStore?
     /// Steps decoded so far, for ``SequenceSlot/lastStep``.
     private var stepCounter: UInt64 = 0
+    /// Whether the last step left the generating sequences' rows to this one (see
+    /// ``leavesGenerationForNextStep(streams:generating:promptsLeft:batchSize:leftLastStep:)``).
+    private var leftGenerationForNextStep = false
     /// The adapter scales decoding now, and for how many steps (see ``adapterTurn()``).
     var turn: (scales: [Float]?, steps: Int) = (nil, 0)
 
@@ -161,13 +171,15 @@ package final class BatchScheduler: @unchecked Sendable {
     /// Starts measuring where the time of generation steps goes (see ``StepTimes``), from zero.
     package func measureSteps() {
         stepTimes = StepTimes()
+        promptStepTimes = StepTimes()
         lastGenerationStepEnd = nil
+        lastStepEnd = nil
     }
 
     /// Stops measuring; returns what was measured since ``measureSteps()`` (nil if it was not called).
-    package func stopMeasuringSteps() -> StepTimes? {
+    package func stopMeasuringSteps() -> (generation: StepTimes, prompt: StepTimes)? {
         defer { stepTimes = nil }
-        return stepTimes
+        return stepTimes.map { ($0, promptStepTimes) }
     }
 
     /// One decode step for every request that has work.
@@ -186,7 +198,13 @@ package final class BatchScheduler: @unchecked Sendable {
         var flags: [CancellationFlag] = []
         var promptTaken: [(slot: Int, count: Int)] = []
         let turn = adapterTurn()
-        let generating = slots.indices.filter { slots[$0].generation?.pendingToken != nil && turn.includes($0) }
+        var generating = slots.indices.filter { slots[$0].generation?.pendingToken != nil && turn.includes($0) }
+        let promptsLeft = startOrder.filter { turn.includes($0) && slots[$0].generation?.hasPromptLeft == true }
+            .map { slots[$0].generation?.plainPromptTokensLeft }
+        leftGenerationForNextStep = Self.leavesGenerationForNextStep(
+            streams: context.streamCount, generating: generating.count, promptsLeft: promptsLeft,
+            batchSize: context.batchSize, leftLastStep: leftGenerationForNextStep)
+        if leftGenerationForNextStep { generating = [] }
         let drafts = draft(for: generating)
         var speculated: [Int: Speculated] = [:]
         for index in generating {
@@ -247,7 +265,33 @@ package final class BatchScheduler: @unchecked Sendable {
         // A request whose cache entry is being read is stepped again when the read ends.
         if (!waiting.isEmpty && !waiting[0].cacheLookup.isReading) || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         publishLoad()
-        if let laps { record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && medium == nil && !entries.isEmpty) }
+        if let laps {
+            record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && medium == nil && !entries.isEmpty,
+                   prompt: !promptTaken.isEmpty, generating: !generating.isEmpty)
+        }
+    }
+
+    /// Whether a step takes only prompt chunks, leaving the generating sequences' rows to the
+    /// next step: where each sequence has a KV stream of its own (`streams` > 1), the prompts of
+    /// this step (`promptsLeft`, each one's plain tokens left, nil for one with a medium ahead) all
+    /// end in it, and the last step did not already leave them.
+    ///
+    /// With a stream per sequence, llama.cpp cuts a batch into micro-batches of equal rows per
+    /// sequence (see ``orderedBySequence(_:)``), so generating rows (one per sequence) beside
+    /// prompt chunks form a micro-batch of their own, a pass over the weights that a step of
+    /// their own would cost just the same: leaving them costs the generating sequences nothing
+    /// (their token comes after the same passes) and gives the prompts their first token one
+    /// pass sooner. Taking them would also cut the last prompt short, and its rest costs
+    /// another step. Never twice in a row, so that arriving prompts cannot starve generation.
+    static func leavesGenerationForNextStep(streams: Int, generating: Int, promptsLeft: [Int?], batchSize: Int,
+                                            leftLastStep: Bool) -> Bool {
+        guard streams > 1, generating > 0, !leftLastStep, !promptsLeft.isEmpty else { return false }
+        var rows = 0
+        for left in promptsLeft {
+            guard let left else { return false }
+            rows += left
+        }
+        return rows <= batchSize
     }
 
     /// A step's rows with each sequence's rows (its pending token and draft, or its prompt chunk,
@@ -280,10 +324,15 @@ package final class BatchScheduler: @unchecked Sendable {
         return (ordered, starts)
     }
 
-    /// Adds one step's laps to ``stepTimes`` when it decoded only generated tokens.
-    private func record(_ laps: StepLaps, tokens: Int, generationOnly: Bool) {
+    /// Adds one step's laps to ``stepTimes`` when it decoded only generated tokens, or to
+    /// ``promptStepTimes`` when it decoded prompt tokens (`prompt`), beside generating rows or not.
+    private func record(_ laps: StepLaps, tokens: Int, generationOnly: Bool, prompt: Bool, generating: Bool) {
         var laps = laps
         laps.lap(\.finishing)
+        defer { lastStepEnd = laps.last }
+        if prompt {
+            promptStepTimes.add(laps.times, tokens: tokens, between: lastStepEnd.map { laps.start - $0 }, withGeneration: generating)
+        }
         guard generationOnly else {
             lastGenerationStepEnd = nil
             return

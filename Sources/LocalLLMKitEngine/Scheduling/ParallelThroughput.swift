@@ -17,6 +17,8 @@ extension LocalModel {
         package var generationSeconds: Double
         /// Where the time of the generation steps went, when asked for.
         package var stepTimes: StepTimes?
+        /// Where the time of the steps with prompt tokens went, when asked for.
+        package var promptStepTimes: StepTimes?
 
         /// The KV cells in use at the end (`n_kv`).
         package var cacheCells: Int { sequences * (promptTokens + generatedTokens) }
@@ -73,7 +75,8 @@ extension LocalModel {
         let firstTokens = outcomes.map(\.statistics.timeToFirstToken.seconds).max() ?? 0
         let ends = outcomes.map { $0.statistics.timeToFirstToken.seconds + $0.statistics.generationDuration.seconds }.max() ?? 0
         return ParallelThroughput(promptTokens: promptTokens, generatedTokens: generatedTokens, sequences: sequences,
-                                  promptSeconds: firstTokens, generationSeconds: ends - firstTokens, stepTimes: stepTimes)
+                                  promptSeconds: firstTokens, generationSeconds: ends - firstTokens,
+                                  stepTimes: stepTimes?.generation, promptStepTimes: stepTimes?.prompt)
     }
 
     /// Submits every plan in one go (so that they start in the same step) and waits for all.

@@ -1,12 +1,14 @@
-/// Where the time of the scheduler's generation steps goes (`llmkit bench --parallel … --step-times`).
-///
-/// Only steps without prompt tokens count. While it measures, the scheduler waits for the device
+/// Where the time of the scheduler's steps goes (`llmkit bench --parallel … --step-times`), for
+/// one kind of step: those that decode only generated tokens, or those that decode prompt tokens
+/// (each kind has its own). While it measures, the scheduler waits for the device
 /// explicitly after queueing a step, so that the wait shows apart from the sampling.
 package struct StepTimes: Sendable, Equatable {
-    /// Generation steps measured.
+    /// Steps measured.
     package var steps = 0
     /// Tokens decoded in them.
     package var tokens = 0
+    /// Of the steps with prompt tokens, those that also decoded generating sequences' rows.
+    package var stepsWithGeneration = 0
     /// From the start of a step until its batch goes to `llama_decode`: dropping cancelled
     /// requests, admitting waiting ones, building the batch.
     package var building: Duration = .zero
@@ -20,8 +22,8 @@ package struct StepTimes: Sendable, Equatable {
     package var sampling: Duration = .zero
     /// Ending requests after the sampling, and scheduling the next step.
     package var finishing: Duration = .zero
-    /// From the end of one generation step until the start of the next: other work on the
-    /// model's thread, and the hop to it.
+    /// From the end of the step before until the start of this one (for generation steps, only
+    /// after a generation step): other work on the model's thread, and the hop to it.
     package var between: Duration = .zero
 
     package init() {}
@@ -45,9 +47,10 @@ package struct StepTimes: Sendable, Equatable {
 
 extension StepTimes {
     /// Adds one step's `times`, which decoded `tokens`, and the time since the step before (nil
-    /// when that one took prompt tokens).
-    mutating func add(_ times: StepTimes, tokens: Int, between: Duration?) {
+    /// when it does not count).
+    mutating func add(_ times: StepTimes, tokens: Int, between: Duration?, withGeneration: Bool = false) {
         steps += 1
+        if withGeneration { stepsWithGeneration += 1 }
         self.tokens += tokens
         // A step's own laps never reach `between`: that is the time since the step before.
         for (_, field) in Self.phaseFields where field != \.between { self[keyPath: field] += times[keyPath: field] }
