@@ -42,7 +42,8 @@ struct SlotPlacement: Equatable {
     /// prompt and more (the same request again: its old answer is what this one replaces) when
     /// no sequence is empty; a copy would cost another conversation its cache. Otherwise the
     /// least recently used idle sequence (an empty one first) takes a shared copy of the prefix,
-    /// so that the cache of another conversation survives. Nil when no sequence is idle.
+    /// so that the cache of another conversation survives; empty sequences go in id order. Nil
+    /// when no sequence is idle.
     /// - Parameter usable: whether a slot's first `n` tokens are still whole in the cache
     ///   (a sliding window can have dropped them).
     static func choose(for prompt: [Int32], in slots: [SequenceSlot], reusingCache: Bool,
@@ -63,9 +64,12 @@ struct SlotPlacement: Equatable {
             return SlotPlacement(slot: best.slot, source: nil, cachedTokens: best.count)
         }
         let candidates = idle.filter { $0 != best?.slot }
-        let target = candidates.min { a, b in
-            (slots[a].tokens.isEmpty ? 0 : 1, slots[a].lastUsed) < (slots[b].tokens.isEmpty ? 0 : 1, slots[b].lastUsed)
-        }!
+        // Empty sequences in id order: requests that start together then hold consecutive ids,
+        // which llama.cpp's micro-batches over a KV stream per sequence take as one run.
+        func order(_ index: Int) -> (Int, UInt64) {
+            slots[index].tokens.isEmpty ? (0, UInt64(slots[index].id)) : (1, slots[index].lastUsed)
+        }
+        let target = candidates.min { order($0) < order($1) }!
         guard let best else { return SlotPlacement(slot: target, source: nil, cachedTokens: 0) }
         return SlotPlacement(slot: target, source: best.slot, cachedTokens: best.count)
     }

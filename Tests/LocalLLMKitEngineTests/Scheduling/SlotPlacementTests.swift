@@ -67,6 +67,21 @@ struct SlotPlacementTests {
         #expect(Self.choose([1, 2, 3, 4], slots, reusing: false) == SlotPlacement(slot: 1, source: nil, cachedTokens: 0))
     }
 
+    @Test("empty sequences are taken in id order, however recently they were used")
+    func emptyInIdOrder() {
+        // After the cache was emptied, sequence 0 (used last) comes first all the same, so that
+        // requests submitted together hold consecutive ids.
+        var slots = [Self.slot(0, [], used: 9), Self.slot(1, [], used: 0), Self.slot(2, [], used: 4), Self.slot(3, [7], used: 1)]
+        var taken: [Int] = []
+        while let placement = Self.choose([1, 2], slots, reusing: false) {
+            taken.append(placement.slot)
+            slots[placement.slot].tokens = [1, 2]
+            slots[placement.slot].lastUsed = 10 + UInt64(taken.count)
+            if taken.count == 4 { break }
+        }
+        #expect(taken == [0, 1, 2, 3])
+    }
+
     @Test("a prefix that the sliding window has evicted is not reused")
     func evictedPrefix() {
         let slots = [Self.slot(0, [1, 2, 3]), Self.slot(1, [1, 2])]
