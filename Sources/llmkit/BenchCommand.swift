@@ -48,10 +48,11 @@ enum BenchCommand {
                                   on the CPU, one pool with layers on a GPU
               --jsonl             with --parallel: one JSON line per B, in llama-batched-bench's
                                   `--output-format jsonl` fields
-              --step-times        with --parallel: also where each generation step's time goes (ms per
-                                  step: building the batch, inside llama_decode, text work, waiting for
-                                  the device, sampling, finishing, between steps); waits for the device
-                                  explicitly, so the throughput of such a run may be a little lower
+              --step-times        with --parallel (and --mixed): also where each generation step's time
+                                  goes (ms per step: building the batch, inside llama_decode, text work,
+                                  waiting for the device, sampling, finishing, between steps), and each
+                                  step's with prompt tokens; waits for the device explicitly, so the
+                                  throughput of such a run may be a little lower
               --mixed             with --parallel B: B clients sending real requests instead (prompts of
                                   different lengths, arriving over time, each with its own sampler);
                                   each sending its next request when one ends, for --duration seconds

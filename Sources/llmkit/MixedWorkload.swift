@@ -10,6 +10,7 @@ import LocalLLMKit
 /// Throughput is counted over the steady state: from the last client's arrival to the end. A
 /// request's prompt tokens count at the moment its first token was sampled, and its generated
 /// tokens are spread evenly from its first token to its last (each costs one decode step).
+/// With `--step-times`, also where the steps' time went over the whole run.
 enum MixedWorkload {
     struct Report: Encodable {
         let clients: Int
@@ -64,6 +65,8 @@ enum MixedWorkload {
         }
         let model = try await ModelOptions.load(arguments, configuration: configuration)
         _ = try await model.complete("Warm-up.", options: .init(maximumResponseTokens: 2))
+        let measuringSteps = arguments.has("--step-times")
+        if measuringSteps { try await model.measureSteps() }
         let start = ContinuousClock.now
         let finished = try await withThrowingTaskGroup(of: [Finished].self) { group in
             for client in 0..<clients {
@@ -92,6 +95,7 @@ enum MixedWorkload {
             for try await results in group { all += results }
             return all
         }
+        let stepTimes = measuringSteps ? await model.stopMeasuringSteps() : nil
         let window = arrivalInterval * Double(clients - 1)...duration
         let seconds = window.upperBound - window.lowerBound
         let generated = finished.map { $0.generatedTokens(in: window) }.reduce(0, +)
@@ -110,6 +114,9 @@ enum MixedWorkload {
                                + "steady state (%.1f s): generation %.2f t/s, prompt and generation %.2f t/s\n",
                                clients, completed.count, report.meanPromptTokens, report.meanGeneratedTokens, seconds,
                                report.generationTokensPerSecond, report.tokensPerSecond))
+        }
+        if let stepTimes {
+            ParallelBenchmark.printStepTimes([(clients, stepTimes.generation, stepTimes.prompt)], jsonl: arguments.has("--json"))
         }
         return .success
     }

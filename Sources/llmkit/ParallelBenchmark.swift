@@ -75,7 +75,7 @@ enum ParallelBenchmark {
 
     /// The `--step-times` tables: milliseconds per generation step and per step with prompt
     /// tokens, by phase (on stderr with --jsonl).
-    private static func printStepTimes(_ measured: [(sequences: Int, times: StepTimes, prompt: StepTimes)], jsonl: Bool) {
+    static func printStepTimes(_ measured: [(sequences: Int, times: StepTimes, prompt: StepTimes)], jsonl: Bool) {
         let names = StepTimes().phases.map(\.name)
         func values(_ times: StepTimes) -> [String] {
             let values = times.phases.map { times.millisecondsPerStep($0.duration) }

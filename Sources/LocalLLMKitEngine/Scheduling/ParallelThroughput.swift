@@ -79,6 +79,20 @@ extension LocalModel {
                                   stepTimes: stepTimes?.generation, promptStepTimes: stepTimes?.prompt)
     }
 
+    /// Starts measuring where the scheduler's steps spend their time (``StepTimes``), for
+    /// whatever runs on the model until ``stopMeasuringSteps()``: each step then waits for the
+    /// device explicitly.
+    /// - Throws: ``LocalModel/Error/contextCreationFailed(reason:)``.
+    package func measureSteps() throws {
+        try scheduler().measureSteps()
+    }
+
+    /// What was measured since ``measureSteps()``, for generation steps and for steps with
+    /// prompt tokens; nil when nothing was being measured.
+    package func stopMeasuringSteps() -> (generation: StepTimes, prompt: StepTimes)? {
+        batchScheduler?.stopMeasuringSteps()
+    }
+
     /// Submits every plan in one go (so that they start in the same step) and waits for all.
     package func generateTogether(_ plans: [GenerationPlan]) async throws -> [GenerationOutcome] {
         let scheduler = try scheduler()
