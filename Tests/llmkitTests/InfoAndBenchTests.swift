@@ -115,6 +115,22 @@ struct InfoAndBenchTests {
         }
     }
 
+    @Test("bench --parallel --mixed --step-times reports the workload, then its generation and prompt steps")
+    func mixedWorkloadStepTimes() throws {
+        let output = try CommandRunner.llmkit(["bench", "--parallel", "2", "--mixed", "--duration", "5", "-t", "2", "--step-times"])
+        #expect(output.status == 0, "\(output.stderr)")
+        #expect(output.stdout.contains("mixed workload: 2 clients"), "\(output.stdout)")
+        let tables = output.stdout.components(separatedBy: "ms per step with prompt tokens")
+        try #require(tables.count == 2, "\(output.stdout)")
+        for (table, width) in zip(tables, [10, 11]) {
+            let cells = try #require(table.split(separator: "\n").first { $0.hasPrefix("| 2 |") }, "\(table)")
+                .split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.compactMap(Double.init)
+            try #require(cells.count == width, "\(cells)")
+            #expect(cells[1] > 0, "\(cells)")          // steps of each kind
+            #expect(abs(cells[(width - 8)..<(width - 1)].reduce(0, +) - cells[width - 1]) < 0.01, "\(cells)")
+        }
+    }
+
     @Test("bench --parallel keeps KV cells per sequence on the CPU unless --kv-unified (-kvu) asks for one pool")
     func parallelBenchCacheLayout() throws {
         for (flags, unified) in [([String](), 0), (["--kv-unified"], 1), (["-kvu"], 1), (["-no-kvu"], 0)] {
