@@ -5,6 +5,8 @@ import CLlamaEngineBridge
 /// top-p, min-p, XTC, temperature and the final draw (or Mirostat), in llama.cpp's own order.
 package final class Sampler {
     private let pointer: OpaquePointer
+    /// The model whose vocabulary and token classes the sampler reads: kept alive as long as it.
+    private let model: ModelHandle
 
     /// Builds a sampler for `model` from fully resolved settings and one constraint.
     /// - Throws: ``LocalModel/Error/samplingFailed(reason:)``.
@@ -76,6 +78,7 @@ package final class Sampler {
             throw LocalModel.Error.samplingFailed(reason: Bridge.take(error) ?? "unknown error")
         }
         pointer = sampler
+        self.model = model
         samplesFromLogits = llmkit_sampler_samples_logits(sampler)
         isGreedy = llmkit_sampler_is_greedy(sampler)
     }
