@@ -6,7 +6,7 @@ import LocalLLMKit
 enum BenchCommand {
     static let spec = CommandSpec(
         name: "bench",
-        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] [--step-times] | bench --parallel B --mixed | bench --speculative [--lookup | --draft-model M | --mtp] [--draft-max N]",
+        usage: "usage: llmkit bench [--model PATH] [-p N[,N…]] [-n N[,N…]] [-r N] [--threads N] [-ngl N] [--json] | bench --conversation TURNS | bench --schema FILE.json | bench --parse [--chat-template FILE] | bench --parallel B[,B…] [-p P] [-n T] [--jsonl] [--step-times] | bench --parallel B[,B…] --gaps | bench --parallel B --mixed | bench --speculative [--lookup | --draft-model M | --mtp] [--draft-max N]",
         help: """
         Measure throughput the way llama-bench does: pp (N random prompt tokens in one
         batch) and tg (N tokens decoded one at a time), each on a fresh context, after a
@@ -53,6 +53,9 @@ enum BenchCommand {
                                   waiting for the device, sampling, finishing, between steps), and each
                                   step's with prompt tokens; waits for the device explicitly, so the
                                   throughput of such a run may be a little lower
+              --gaps              with --parallel: every other request ends with its first token, so idle
+                                  sequences sit between generating ones; ms per generation step with their
+                                  filler rows (one micro-batch) and without them, -r ABBA pairs (default: 2)
               --mixed             with --parallel B: B clients sending real requests instead (prompts of
                                   different lengths, arriving over time, each with its own sampler);
                                   each sending its next request when one ends, for --duration seconds
@@ -76,7 +79,7 @@ enum BenchCommand {
             + GenerationFlags.everyday.filter { $0.name == "--temperature" },
         valueOptions: ["--n-prompt", "--n-gen", "--repetitions", "--conversation", "--max-tokens", "--schema", "--chat-template",
                        "--parallel", "--duration", "--tasks"],
-        flagOptions: ["--json", "--chat", "--parse", "--jsonl", "--mixed", "--step-times", "--speculative"],
+        flagOptions: ["--json", "--chat", "--parse", "--jsonl", "--mixed", "--gaps", "--step-times", "--speculative"],
         // llama-bench's meanings, which win over the shared table's -p (--prompt), -n (--max-tokens)
         // and -r (--stop).
         aliases: ["-p": "--n-prompt", "-n": "--n-gen", "-r": "--repetitions"]
@@ -91,6 +94,7 @@ enum BenchCommand {
                 guard sequences.count == 1 else { throw UsageError(message: "--mixed takes one value of --parallel") }
                 return try await MixedWorkload.run(arguments, clients: sequences[0])
             }
+            if arguments.has("--gaps") { return try await GapBenchmark.run(arguments, sequences: sequences) }
             return try await ParallelBenchmark.run(arguments, sequences: sequences)
         }
         if let turns = try arguments.integer("--conversation", in: 1...1000) {

@@ -81,10 +81,11 @@ enum ParallelBenchmark {
             let values = times.phases.map { times.millisecondsPerStep($0.duration) }
             return (values + [values.reduce(0, +)]).map { format($0, 3) }
         }
-        let table = BenchmarkTable((["B", "steps"] + names + ["total"]).map { BenchmarkTable.Column(title: $0) })
+        // "filled": steps that filler rows of idle sequences kept in one micro-batch.
+        let table = BenchmarkTable((["B", "steps", "filled"] + names + ["total"]).map { BenchmarkTable.Column(title: $0) })
         var text = "\nms per generation step\n\n" + table.header
         for (sequences, times, _) in measured {
-            text += table.row(["\(sequences)", "\(times.steps)"] + values(times))
+            text += table.row(["\(sequences)", "\(times.steps)", "\(times.stepsWithFillers)"] + values(times))
         }
         // A prompt step's "between" counts from the end of any step before it.
         let promptTable = BenchmarkTable((["B", "steps", "with generation"] + names + ["total"]).map { BenchmarkTable.Column(title: $0) })

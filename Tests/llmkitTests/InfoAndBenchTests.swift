@@ -90,8 +90,8 @@ struct InfoAndBenchTests {
             #expect(line["n_kv"] as? Int == (line["pl"] as? Int ?? 0) * 12)
         }
         // With --jsonl the tables go to stderr: per B, 4 generation steps (the first token comes
-        // from the prompt's step), seven phases that add up to the total; then one step with the
-        // prompts, without generating rows.
+        // from the prompt's step), none with filler rows (no sequence idles), seven phases that
+        // add up to the total; then one step with the prompts, without generating rows.
         let tables = output.stderr.components(separatedBy: "ms per step with prompt tokens")
         try #require(tables.count == 2, "\(output.stderr)")
         func rows(_ table: String) -> [[Double]] {
@@ -101,10 +101,10 @@ struct InfoAndBenchTests {
         }
         #expect(rows(tables[0]).count == 2, "\(output.stderr)")
         for cells in rows(tables[0]) {
-            try #require(cells.count == 10, "\(cells)")
-            #expect(cells[1] == 4, "\(cells)")
-            #expect(abs(cells[2..<9].reduce(0, +) - cells[9]) < 0.01, "\(cells)")
-            #expect(cells[3] > 0, "\(cells)")     // inside llama_decode
+            try #require(cells.count == 11, "\(cells)")
+            #expect(cells[1] == 4 && cells[2] == 0, "\(cells)")
+            #expect(abs(cells[3..<10].reduce(0, +) - cells[10]) < 0.01, "\(cells)")
+            #expect(cells[4] > 0, "\(cells)")     // inside llama_decode
         }
         #expect(rows(tables[1]).count == 2, "\(output.stderr)")
         for cells in rows(tables[1]) {
@@ -122,13 +122,26 @@ struct InfoAndBenchTests {
         #expect(output.stdout.contains("mixed workload: 2 clients"), "\(output.stdout)")
         let tables = output.stdout.components(separatedBy: "ms per step with prompt tokens")
         try #require(tables.count == 2, "\(output.stdout)")
-        for (table, width) in zip(tables, [10, 11]) {
+        for (table, width) in zip(tables, [11, 11]) {
             let cells = try #require(table.split(separator: "\n").first { $0.hasPrefix("| 2 |") }, "\(table)")
                 .split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }.compactMap(Double.init)
             try #require(cells.count == width, "\(cells)")
             #expect(cells[1] > 0, "\(cells)")          // steps of each kind
             #expect(abs(cells[(width - 8)..<(width - 1)].reduce(0, +) - cells[width - 1]) < 0.01, "\(cells)")
         }
+    }
+
+    @Test("bench --parallel --gaps times generation steps with idle sequences between generating ones, filled and not")
+    func gapBench() throws {
+        let output = try CommandRunner.llmkit(["bench", "--parallel", "4", "--gaps", "-p", "8", "-n", "6", "-r", "1", "-t", "2"])
+        #expect(output.status == 0, "\(output.stderr)")
+        let cells = try #require(output.stdout.split(separator: "\n").first { $0.hasPrefix("| 4 |") }, "\(output.stdout)")
+            .split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces.union(["*"])) }.compactMap(Double.init)
+        try #require(cells.count == 9, "\(cells)")
+        // 2 idle sequences (1 and 3), one between generating ones; 6 steps a run, each filled.
+        #expect(cells[1] == 2 && cells[2] == 6 && cells[3] == 6, "\(cells)")
+        #expect(cells[4] > 0 && cells[5] >= cells[4] && cells[6] > 0 && cells[7] >= cells[6], "\(cells)")
+        #expect(abs(cells[7] / cells[5] - cells[8]) < 0.01, "\(cells)")
     }
 
     @Test("bench --parallel keeps KV cells per sequence on the CPU unless --kv-unified (-kvu) asks for one pool")

@@ -19,7 +19,8 @@
 #           sequences each, 1/4/8 streaming clients, ABBA-paired (LLMKIT_GPU_SERVE_TRACE=1: also
 #           where llmkit's time to first content goes, --trace)
 #   steps   where a generation step's time goes on the 7B-shaped model (llmkit bench --parallel
-#           --step-times, B = 1, 8, 16, 32), next to llama-batched-bench's time per step
+#           --step-times, B = 1, 8, 16, 32), next to llama-batched-bench's time per step; then steps
+#           with idle sequences between generating ones, with filler rows and without (--gaps)
 #   speculative  bench/speculative.py with all layers on the GPU: prompt lookup on SmolLM2-135M-Instruct
 #           (the real model, carried in parts as .gpu-smol/part-* since a call carries 64 MiB at most) on
 #           the editing, extraction and quoting tasks, and multi-token prediction on the synthetic mimo2
@@ -165,6 +166,8 @@ phase_steps() {
             -npp 128 -ntg 128 -npl 1,8,16,32 2>/dev/null | grep '^|'
         echo; echo "## llmkit bench --parallel --step-times"
         "$work/llmkit" bench --model "$model" --threads "$threads" -p 128 -n 128 --parallel 1,8,16,32 --step-times
+        echo; echo "## llmkit bench --parallel --gaps (KV cells per sequence)"
+        "$work/llmkit" bench --model "$model" --threads "$threads" -p 128 -n 64 --parallel 8,32 --gaps --no-kv-unified
     } | tee "$out/steps-synth-7b-q4_0.md"
 }
 

@@ -8,8 +8,9 @@ import Foundation
 /// started, up to the context's batch size. Generation therefore advances at least every other
 /// step, and prompts take whatever room is left; with a KV stream per sequence, a step in which
 /// every prompt ends takes only prompts (see
-/// ``leavesGenerationForNextStep(streams:generating:promptsLeft:batchSize:leftLastStep:)``).
-/// After the decode, every sequence whose logits were computed
+/// ``leavesGenerationForNextStep(streams:generating:promptsLeft:batchSize:leftLastStep:)``), and
+/// a generation step gives idle sequences between generating ones a filler row each
+/// (``GapFillerRule``). After the decode, every sequence whose logits were computed
 /// samples with its own sampler. Requests beyond the number of sequences wait in a FIFO queue
 /// of bounded length.
 ///
@@ -56,6 +57,9 @@ package final class BatchScheduler: @unchecked Sendable {
     var grammarShadows: [Int32: ShadowDraft] = [:]
     /// Whether requests with an output grammar draft from it (see ``grammarDrafts(for:room:)``).
     package var draftsFromGrammar = true
+    /// Whether generation steps give idle sequences between generating ones filler rows (see
+    /// ``GapFillerRule``); off only to measure what they save.
+    package var fillsGaps = true
     var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
     var waiting: [Waiting] = []
@@ -251,22 +255,26 @@ package final class BatchScheduler: @unchecked Sendable {
             }
         }
         if let medium { decodeMedium(medium.span, of: medium.slot) }
+        let fillers = promptTaken.isEmpty && medium == nil && speculated.isEmpty && turn.scales == nil
+            ? gapFillers(for: entries) : []
         if !entries.isEmpty {
             let start = ContinuousClock.now
-            let decoded = decode(entries, flags: flags, promptTaken: promptTaken, generating: generating,
+            let decoded = decode(fillers.isEmpty ? entries : GapFillerRule.merging(fillers, into: entries),
+                                 fillers: fillers, flags: flags, promptTaken: promptTaken, generating: generating,
                                  speculated: speculated, laps: &laps)
             if decoded && promptTaken.isEmpty {
                 let seconds = (.now - start).seconds
                 lastGenerationStepSeconds = seconds
-                draftPlanner?.recordStep(rows: entries.count, seconds: seconds)
-                grammarPlanner?.recordStep(rows: entries.count, seconds: seconds)
+                draftPlanner?.recordStep(rows: entries.count + fillers.count, seconds: seconds)
+                grammarPlanner?.recordStep(rows: entries.count + fillers.count, seconds: seconds)
             }
         }
         // A request whose cache entry is being read is stepped again when the read ends.
         if (!waiting.isEmpty && !waiting[0].cacheLookup.isReading) || slots.contains(where: { !$0.isIdle }) { scheduleStep() }
         publishLoad()
         if let laps {
-            record(laps, tokens: entries.count, generationOnly: promptTaken.isEmpty && medium == nil && !entries.isEmpty,
+            record(laps, tokens: entries.count, fillers: fillers.count,
+                   generationOnly: promptTaken.isEmpty && medium == nil && !entries.isEmpty,
                    prompt: !promptTaken.isEmpty, generating: !generating.isEmpty)
         }
     }
@@ -326,7 +334,7 @@ package final class BatchScheduler: @unchecked Sendable {
 
     /// Adds one step's laps to ``stepTimes`` when it decoded only generated tokens, or to
     /// ``promptStepTimes`` when it decoded prompt tokens (`prompt`), beside generating rows or not.
-    private func record(_ laps: StepLaps, tokens: Int, generationOnly: Bool, prompt: Bool, generating: Bool) {
+    private func record(_ laps: StepLaps, tokens: Int, fillers: Int, generationOnly: Bool, prompt: Bool, generating: Bool) {
         var laps = laps
         laps.lap(\.finishing)
         defer { lastStepEnd = laps.last }
@@ -337,15 +345,20 @@ package final class BatchScheduler: @unchecked Sendable {
             lastGenerationStepEnd = nil
             return
         }
-        stepTimes?.add(laps.times, tokens: tokens, between: lastGenerationStepEnd.map { laps.start - $0 })
+        stepTimes?.add(laps.times, tokens: tokens, between: lastGenerationStepEnd.map { laps.start - $0 }, fillers: fillers)
         lastGenerationStepEnd = laps.last
     }
 
-    /// Decodes one step's batch and samples; false when the decode failed (the batch counts for nothing).
+    /// Decodes one step's batch and samples; false when the decode failed (the batch counts for
+    /// nothing). Its `fillers` (see ``GapFillerRule``) are among `entries`, and their positions
+    /// are removed again at once.
     @discardableResult
-    private func decode(_ entries: [InferenceContext.Entry], flags: [CancellationFlag], promptTaken: [(slot: Int, count: Int)],
-                        generating: [Int], speculated: [Int: Speculated], laps: inout StepLaps?) -> Bool {
+    private func decode(_ entries: [InferenceContext.Entry], fillers: [InferenceContext.Entry], flags: [CancellationFlag],
+                        promptTaken: [(slot: Int, count: Int)], generating: [Int], speculated: [Int: Speculated],
+                        laps: inout StepLaps?) -> Bool {
         let code = context.decode(entries, cancellations: flags)
+        for filler in fillers { context.removePositions(of: filler.sequence, from: filler.position) }
+        let fillerSequences = Set(fillers.map { Int($0.sequence) })
         laps?.lap(\.decoding)
         if defersText {
             // The device computes the step: meanwhile, the text of the tokens it decodes.
@@ -359,13 +372,14 @@ package final class BatchScheduler: @unchecked Sendable {
         guard code == 0 else {
             // Nothing of this batch counts: each sequence goes back to what it held before.
             for (index, count) in promptTaken { slots[index].generation?.returnPrompt(count) }
-            for index in Set(entries.map { Int($0.sequence) }) {
+            let decodedSequences = Set(entries.map { Int($0.sequence) }).subtracting(fillerSequences)
+            for index in decodedSequences {
                 context.removePositions(of: slots[index].id, from: slots[index].tokens.count)
                 release(index)          // a request its text just ended is complete all the same
             }
             if code != 2 {              // 2: aborted because every request in it was cancelled
                 let error = context.error(for: code)
-                for index in Set(entries.map { Int($0.sequence) }) { fail(index, error) }
+                for index in decodedSequences { fail(index, error) }
             }
             return false
         }
@@ -374,6 +388,7 @@ package final class BatchScheduler: @unchecked Sendable {
         for (batchIndex, entry) in entries.enumerated() {
             let index = Int(entry.sequence)
             guard speculated[index] == nil else { continue }        // verified below
+            guard !fillerSequences.contains(index) else { continue }
             slots[index].tokens.append(entry.token)
             guard entry.wantsLogits, let generation = slots[index].generation else { continue }
             guard generation.outcome == nil else {

@@ -42,27 +42,8 @@ extension LocalModel {
     ///   requests run on the model, or the error that stopped a request.
     package func measureParallelThroughput(promptTokens: Int, generatedTokens: Int, sequences: Int,
                                            measuringSteps: Bool = false) async throws -> ParallelThroughput {
-        guard (1...configuration.serving.parallelSequences).contains(sequences) else {
-            throw LocalModel.Error.invalidOption(name: "sequences", reason: "\(sequences) is not between 1 and the model's \(configuration.serving.parallelSequences) parallel sequences")
-        }
-        guard promptTokens >= 1, generatedTokens >= 1, promptTokens + generatedTokens + 1 <= contextLength else {
-            throw LocalModel.Error.invalidOption(name: "test", reason: "pp \(promptTokens) + tg \(generatedTokens) does not fit a context of \(contextLength)")
-        }
-        var random = SplitMix64()
-        let vocabulary = Int32(tokenizer.vocabularySize)
-        let bos = tokenizer.addsBeginningOfSequence ? llama_vocab_bos(handle.vocabulary) : nil
-        let plans = (0..<sequences).map { _ in
-            var tokens = (0..<promptTokens).map { _ in Int32.random(in: 0..<vocabulary, using: &random) }
-            if let bos { tokens[0] = bos }
-            var plan = GenerationPlan(promptTokens: tokens, options: .init(maximumResponseTokens: generatedTokens + 1,
-                                                                          sampling: .greedy))
-            plan.ignoresEndOfGeneration = true
-            return plan
-        }
-        let scheduler = try scheduler()
-        guard scheduler.clearCache() else {
-            throw LocalModel.Error.busy(queuedRequests: scheduler.waitingCount)
-        }
+        let plans = try benchmarkPlans(promptTokens: promptTokens, generatedTokens: generatedTokens, sequences: sequences)
+        let scheduler = try emptiedScheduler()
         if measuringSteps { scheduler.measureSteps() }
         let outcomes: [GenerationOutcome]
         do {
@@ -77,6 +58,41 @@ extension LocalModel {
         return ParallelThroughput(promptTokens: promptTokens, generatedTokens: generatedTokens, sequences: sequences,
                                   promptSeconds: firstTokens, generationSeconds: ends - firstTokens,
                                   stepTimes: stepTimes?.generation, promptStepTimes: stepTimes?.prompt)
+    }
+
+    /// `sequences` greedy requests of `promptTokens` random tokens each (the same on every call),
+    /// each generating `generatedTokens + 1` tokens past end-of-generation tokens.
+    /// - Throws: ``LocalModel/Error/invalidOption(name:reason:)`` when the model has fewer
+    ///   sequences or too short a context.
+    func benchmarkPlans(promptTokens: Int, generatedTokens: Int, sequences: Int) throws -> [GenerationPlan] {
+        guard (1...configuration.serving.parallelSequences).contains(sequences) else {
+            throw LocalModel.Error.invalidOption(name: "sequences", reason: "\(sequences) is not between 1 and the model's \(configuration.serving.parallelSequences) parallel sequences")
+        }
+        guard promptTokens >= 1, generatedTokens >= 1, promptTokens + generatedTokens + 1 <= contextLength else {
+            throw LocalModel.Error.invalidOption(name: "test", reason: "pp \(promptTokens) + tg \(generatedTokens) does not fit a context of \(contextLength)")
+        }
+        var random = SplitMix64()
+        let vocabulary = Int32(tokenizer.vocabularySize)
+        let bos = tokenizer.addsBeginningOfSequence ? llama_vocab_bos(handle.vocabulary) : nil
+        return (0..<sequences).map { _ in
+            var tokens = (0..<promptTokens).map { _ in Int32.random(in: 0..<vocabulary, using: &random) }
+            if let bos { tokens[0] = bos }
+            var plan = GenerationPlan(promptTokens: tokens, options: .init(maximumResponseTokens: generatedTokens + 1,
+                                                                          sampling: .greedy))
+            plan.ignoresEndOfGeneration = true
+            return plan
+        }
+    }
+
+    /// The scheduler with its cache emptied, so that requests submitted together take sequences
+    /// 0, 1, … in order and reuse nothing.
+    /// - Throws: ``LocalModel/Error/busy(queuedRequests:)`` while other requests run on the model.
+    func emptiedScheduler() throws -> BatchScheduler {
+        let scheduler = try scheduler()
+        guard scheduler.clearCache() else {
+            throw LocalModel.Error.busy(queuedRequests: scheduler.waitingCount)
+        }
+        return scheduler
     }
 
     /// Starts measuring where the scheduler's steps spend their time (``StepTimes``), for

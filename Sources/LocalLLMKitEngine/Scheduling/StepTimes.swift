@@ -9,6 +9,9 @@ package struct StepTimes: Sendable, Equatable {
     package var tokens = 0
     /// Of the steps with prompt tokens, those that also decoded generating sequences' rows.
     package var stepsWithGeneration = 0
+    /// Of the generation steps, those that idle sequences' filler rows kept in one micro-batch
+    /// (see ``GapFillerRule``).
+    package var stepsWithFillers = 0
     /// From the start of a step until its batch goes to `llama_decode`: dropping cancelled
     /// requests, admitting waiting ones, building the batch.
     package var building: Duration = .zero
@@ -46,11 +49,21 @@ package struct StepTimes: Sendable, Equatable {
 }
 
 extension StepTimes {
+    /// Adds everything `other` measured.
+    mutating func add(_ other: StepTimes) {
+        steps += other.steps
+        tokens += other.tokens
+        stepsWithGeneration += other.stepsWithGeneration
+        stepsWithFillers += other.stepsWithFillers
+        for (_, field) in Self.phaseFields { self[keyPath: field] += other[keyPath: field] }
+    }
+
     /// Adds one step's `times`, which decoded `tokens`, and the time since the step before (nil
-    /// when it does not count).
-    mutating func add(_ times: StepTimes, tokens: Int, between: Duration?, withGeneration: Bool = false) {
+    /// when it does not count); `fillers`: the filler rows it decoded besides.
+    mutating func add(_ times: StepTimes, tokens: Int, between: Duration?, withGeneration: Bool = false, fillers: Int = 0) {
         steps += 1
         if withGeneration { stepsWithGeneration += 1 }
+        if fillers > 0 { stepsWithFillers += 1 }
         self.tokens += tokens
         // A step's own laps never reach `between`: that is the time since the step before.
         for (_, field) in Self.phaseFields where field != \.between { self[keyPath: field] += times[keyPath: field] }
