@@ -55,7 +55,8 @@ enum BenchCommand {
                                   throughput of such a run may be a little lower
               --gaps              with --parallel: every other request ends with its first token, so idle
                                   sequences sit between generating ones; ms per generation step with their
-                                  filler rows (one micro-batch) and without them, -r ABBA pairs (default: 2)
+                                  filler rows (one micro-batch), without them, and as the scheduler chooses
+                                  by measuring; -r runs of each (default: 2), ordered ABCCBA
               --mixed             with --parallel B: B clients sending real requests instead (prompts of
                                   different lengths, arriving over time, each with its own sampler);
                                   each sending its next request when one ends, for --duration seconds

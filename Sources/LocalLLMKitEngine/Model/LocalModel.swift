@@ -307,6 +307,9 @@ public actor LocalModel {
         // (measured slower there, docs/PERFORMANCE.md "Grammar drafts"): only fixed drafts, asked for.
         scheduler.draftsFromGrammar = effectiveConfiguration.computesOnCPUOnly
             || !effectiveConfiguration.serving.speculation.adaptsDraftLength
+        // On a GPU a filler row costs next to nothing against a pass (measured, docs/PERFORMANCE.md
+        // "Idle sequences between generating ones"); on a CPU it depends on the model: measured.
+        scheduler.gapChoice.mode = effectiveConfiguration.computesOnCPUOnly ? .measured : .always
         scheduler.gauges = loadGauges
         scheduler.otherQueued = embeddingTurns.waitingCount
         // A cache that keeps only a sliding window holds no whole prefix to write, nor room for one to read.

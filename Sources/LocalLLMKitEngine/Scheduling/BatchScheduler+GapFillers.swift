@@ -91,11 +91,26 @@ struct GapFillerRule {
 }
 
 extension BatchScheduler {
+    /// A gap step's shape and whether it was filled, for ``GapFillerChoice/record(shape:filled:seconds:)``.
+    typealias GapStep = (shape: Int, filled: Bool)
+
+    /// The filler rows a generation step whose rows are `entries` decodes, and, where it has gaps
+    /// that could be filled, its shape and whether they are (see ``GapFillerChoice``).
+    func chooseGapFillers(for entries: [InferenceContext.Entry]) -> (fillers: [InferenceContext.Entry], step: GapStep?) {
+        let fillers = gapFillers(for: entries)
+        guard !fillers.isEmpty else { return ([], nil) }
+        var hasher = Hasher()
+        for entry in entries { hasher.combine(entry.sequence) }
+        for filler in fillers { hasher.combine(-1 - filler.sequence) }
+        let filled = gapChoice.fills()
+        return (filled ? fillers : [], (hasher.finalize(), filled))
+    }
+
     /// The filler rows of a generation step whose rows are `entries` (see ``GapFillerRule``):
     /// only where each sequence has a KV stream of its own, and not with speculation or a
     /// multi-token-prediction context (their caches follow this one's rows).
     func gapFillers(for entries: [InferenceContext.Entry]) -> [InferenceContext.Entry] {
-        guard fillsGaps, context.streamCount > 1, speculator == nil, context.mirror == nil, entries.count > 1,
+        guard gapChoice.mode != .never, context.streamCount > 1, speculator == nil, context.mirror == nil, entries.count > 1,
               let missing = GapFillerRule.missing(between: entries.map(\.sequence)), !missing.isEmpty else { return [] }
         let longest = entries.map { slots[Int($0.sequence)].tokens.count }.max() ?? 0
         let gaps = missing.map { sequence in

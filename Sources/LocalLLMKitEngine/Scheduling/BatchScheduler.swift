@@ -58,8 +58,8 @@ package final class BatchScheduler: @unchecked Sendable {
     /// Whether requests with an output grammar draft from it (see ``grammarDrafts(for:room:)``).
     package var draftsFromGrammar = true
     /// Whether generation steps give idle sequences between generating ones filler rows (see
-    /// ``GapFillerRule``); off only to measure what they save.
-    package var fillsGaps = true
+    /// ``GapFillerRule``), measured on this device.
+    var gapChoice = GapFillerChoice()
     var slots: [SequenceSlot]
     private var completions: [Int32: Completion] = [:]
     var waiting: [Waiting] = []
@@ -255,8 +255,8 @@ package final class BatchScheduler: @unchecked Sendable {
             }
         }
         if let medium { decodeMedium(medium.span, of: medium.slot) }
-        let fillers = promptTaken.isEmpty && medium == nil && speculated.isEmpty && turn.scales == nil
-            ? gapFillers(for: entries) : []
+        let (fillers, gapStep) = promptTaken.isEmpty && medium == nil && speculated.isEmpty && turn.scales == nil
+            ? chooseGapFillers(for: entries) : ([], nil)
         if !entries.isEmpty {
             let start = ContinuousClock.now
             let decoded = decode(fillers.isEmpty ? entries : GapFillerRule.merging(fillers, into: entries),
@@ -265,6 +265,7 @@ package final class BatchScheduler: @unchecked Sendable {
             if decoded && promptTaken.isEmpty {
                 let seconds = (.now - start).seconds
                 lastGenerationStepSeconds = seconds
+                if let gapStep { gapChoice.record(shape: gapStep.shape, filled: gapStep.filled, seconds: seconds) }
                 draftPlanner?.recordStep(rows: entries.count + fillers.count, seconds: seconds)
                 grammarPlanner?.recordStep(rows: entries.count + fillers.count, seconds: seconds)
             }

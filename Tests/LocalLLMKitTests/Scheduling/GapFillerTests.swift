@@ -17,6 +17,8 @@ struct GapFillerTests {
             GenerationPlan(promptTokens: try model.tokenize(prompt), options: index == 1 ? short : BatchingTests.options)
         }
         try await model.measureSteps()
+        let scheduler = try #require(await model.batchScheduler)
+        scheduler.gapChoice.mode = .always
         let together = try await model.generateTogether(plans)
         let generation = try #require(await model.stopMeasuringSteps()).generation
         print("\(generation.steps) generation steps, \(generation.stepsWithFillers) with filler rows")
@@ -34,7 +36,6 @@ struct GapFillerTests {
 
         // Sequence 1's cache holds the positions of the tokens it decoded, none of the fillers'
         // (each step's filler went at the position after them).
-        let scheduler = try #require(await model.batchScheduler)
         #expect(scheduler.slots[1].tokens.count >= plans[1].promptTokens.count)
         #expect(scheduler.context.lastPosition(of: 1) == scheduler.slots[1].tokens.count - 1)
         // And they are whole: a request going on from its prompt and answer reuses them and
@@ -47,6 +48,62 @@ struct GapFillerTests {
         let expected = try await fresh.generateTogether([GenerationPlan(promptTokens: more, options: short)])[0]
         _ = try await BatchingTests.expectAgreement(reused.tokens, alone: expected.tokens, promptTokens: more, label: "continued",
                                                     model: fresh)
+    }
+
+    @Test("by default the first gap step is filled, the next of its shape not, and their times decide")
+    func measuredChoice() async throws {
+        let model = try await TestModel.load(.init(contextLength: 512, parallelSequences: 3, cacheLayout: .perSequence))
+        let plans = try Self.prompts.enumerated().map { index, prompt in
+            GenerationPlan(promptTokens: try model.tokenize(prompt),
+                           options: index == 1 ? .greedy(maximumResponseTokens: 2) : BatchingTests.options)
+        }
+        try await model.measureSteps()
+        _ = try await model.generateTogether(plans)
+        let generation = try #require(await model.stopMeasuringSteps()).generation
+        // 22 gap steps: the first filled, the second not; which way the rest went depends on
+        // this machine's times, which the choice now holds.
+        #expect((1...21).contains(generation.stepsWithFillers), "\(generation.stepsWithFillers)")
+        let scheduler = try #require(await model.batchScheduler)
+        let ratio = try #require(scheduler.gapChoice.ratio)
+        print("unfilled ÷ filled: \(ratio); \(generation.stepsWithFillers) of \(generation.steps) steps filled")
+        #expect(ratio > 0)
+    }
+
+    @Test("the choice: alternate until a pair of like steps, then the faster way, probing the other")
+    func choice() {
+        var choice = GapFillerChoice()
+        let first = choice.fills()
+        choice.record(shape: 7, filled: true, seconds: 1)
+        let second = choice.fills()
+        choice.record(shape: 8, filled: false, seconds: 3)          // another shape: no pair
+        #expect(choice.ratio == nil)
+        let third = choice.fills()
+        #expect([first, second, third] == [true, false, true])
+        choice.record(shape: 8, filled: true, seconds: 1)
+        #expect(choice.ratio == 3)
+        // Clearly faster filled: the other way once in 512 gap steps.
+        let filled = (0..<1024).map { _ in choice.fills() }
+        #expect(filled.filter { !$0 }.count == 2)
+        // Pairs move the average: unfilled faster now.
+        for _ in 0..<20 {
+            choice.record(shape: 1, filled: true, seconds: 2)
+            choice.record(shape: 1, filled: false, seconds: 1)
+        }
+        #expect(abs((choice.ratio ?? 0) - 0.5) < 0.01)
+        let later = (0..<1024).map { _ in choice.fills() }
+        #expect(later.filter { $0 }.count == 2)
+        // Near 1: probes every 32 gap steps.
+        for _ in 0..<40 {
+            choice.record(shape: 2, filled: true, seconds: 1)
+            choice.record(shape: 2, filled: false, seconds: 1.1)
+        }
+        #expect((1.05...1.15).contains(choice.ratio ?? 0))
+        let close = (0..<320).map { _ in choice.fills() }
+        #expect(close.filter { !$0 }.count == 10)
+        var always = GapFillerChoice(), never = GapFillerChoice()
+        (always.mode, never.mode) = (.always, .never)
+        let ways = (0..<5).map { _ in (always.fills(), never.fills()) }
+        #expect(ways.allSatisfy { $0 == (true, false) })
     }
 
     @Test("one pool of cells needs no fillers")
