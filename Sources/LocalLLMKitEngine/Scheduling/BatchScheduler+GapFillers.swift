@@ -1,3 +1,5 @@
+import CLlama
+
 /// Rows that keep a generation step in one micro-batch where idle sequences sit between
 /// generating ones.
 ///
@@ -108,9 +110,11 @@ extension BatchScheduler {
 
     /// The filler rows of a generation step whose rows are `entries` (see ``GapFillerRule``):
     /// only where each sequence has a KV stream of its own, and not with speculation or a
-    /// multi-token-prediction context (their caches follow this one's rows).
+    /// multi-token-prediction context (their caches follow this one's rows), nor for a model
+    /// with recurrent layers (their state cannot drop the filler's token again).
     func gapFillers(for entries: [InferenceContext.Entry]) -> [InferenceContext.Entry] {
         guard gapChoice.mode != .never, context.streamCount > 1, speculator == nil, context.mirror == nil, entries.count > 1,
+              !llama_model_is_recurrent(context.model.pointer), !llama_model_is_hybrid(context.model.pointer),
               let missing = GapFillerRule.missing(between: entries.map(\.sequence)), !missing.isEmpty else { return [] }
         let longest = entries.map { slots[Int($0.sequence)].tokens.count }.max() ?? 0
         let gaps = missing.map { sequence in

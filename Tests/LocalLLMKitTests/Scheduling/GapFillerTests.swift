@@ -7,15 +7,23 @@ import Testing
 struct GapFillerTests {
     static let prompts = Array(BatchingTests.prompts.prefix(3))
 
+    /// A model of three sequences, and plans of which the middle one ends after 2 tokens and
+    /// the others go on for 24.
+    static func load(_ layout: LocalModel.Configuration.CacheLayout) async throws -> (model: LocalModel, plans: [GenerationPlan]) {
+        let model = try await TestModel.load(.init(contextLength: 512, parallelSequences: 3, cacheLayout: layout))
+        let plans = try prompts.enumerated().map { index, prompt in
+            GenerationPlan(promptTokens: try model.tokenize(prompt),
+                           options: index == 1 ? .greedy(maximumResponseTokens: 2) : BatchingTests.options)
+        }
+        return (model, plans)
+    }
+
     /// Three requests together on three sequences with a stream each; the middle one ends after
     /// 2 tokens, the others go on for 24, so sequence 1 sits idle between generating ones.
     @Test("an idle sequence between generating ones takes filler rows, and keeps what it held")
     func fillsAndKeeps() async throws {
-        let model = try await TestModel.load(.init(contextLength: 512, parallelSequences: 3, cacheLayout: .perSequence))
+        let (model, plans) = try await Self.load(.perSequence)
         let short = CompletionOptions.greedy(maximumResponseTokens: 2)
-        let plans = try Self.prompts.enumerated().map { index, prompt in
-            GenerationPlan(promptTokens: try model.tokenize(prompt), options: index == 1 ? short : BatchingTests.options)
-        }
         try await model.measureSteps()
         let scheduler = try #require(await model.batchScheduler)
         scheduler.gapChoice.mode = .always
@@ -52,11 +60,7 @@ struct GapFillerTests {
 
     @Test("by default the first gap step is filled, the next of its shape not, and their times decide")
     func measuredChoice() async throws {
-        let model = try await TestModel.load(.init(contextLength: 512, parallelSequences: 3, cacheLayout: .perSequence))
-        let plans = try Self.prompts.enumerated().map { index, prompt in
-            GenerationPlan(promptTokens: try model.tokenize(prompt),
-                           options: index == 1 ? .greedy(maximumResponseTokens: 2) : BatchingTests.options)
-        }
+        let (model, plans) = try await Self.load(.perSequence)
         try await model.measureSteps()
         _ = try await model.generateTogether(plans)
         let generation = try #require(await model.stopMeasuringSteps()).generation
@@ -108,11 +112,7 @@ struct GapFillerTests {
 
     @Test("one pool of cells needs no fillers")
     func unifiedNeedsNone() async throws {
-        let model = try await TestModel.load(.init(contextLength: 512, parallelSequences: 3, cacheLayout: .unified))
-        let plans = try Self.prompts.enumerated().map { index, prompt in
-            GenerationPlan(promptTokens: try model.tokenize(prompt),
-                           options: index == 1 ? .greedy(maximumResponseTokens: 2) : BatchingTests.options)
-        }
+        let (model, plans) = try await Self.load(.unified)
         try await model.measureSteps()
         _ = try await model.generateTogether(plans)
         #expect(try #require(await model.stopMeasuringSteps()).generation.stepsWithFillers == 0)
