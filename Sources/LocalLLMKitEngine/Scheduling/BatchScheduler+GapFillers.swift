@@ -113,7 +113,10 @@ extension BatchScheduler {
     /// multi-token-prediction context (their caches follow this one's rows), nor for a model
     /// with recurrent layers (their state cannot drop the filler's token again).
     func gapFillers(for entries: [InferenceContext.Entry]) -> [InferenceContext.Entry] {
-        guard gapChoice.mode != .never, context.streamCount > 1, speculator == nil, context.mirror == nil, entries.count > 1,
+        // Most steps (every sequence generating, one row each) have no gap: they leave here,
+        // before anything is allocated or asked of llama.cpp.
+        guard let first = entries.first?.sequence, let last = entries.last?.sequence, Int(last - first) + 1 != entries.count,
+              gapChoice.mode != .never, context.streamCount > 1, speculator == nil, context.mirror == nil,
               !llama_model_is_recurrent(context.model.pointer), !llama_model_is_hybrid(context.model.pointer),
               let missing = GapFillerRule.missing(between: entries.map(\.sequence)), !missing.isEmpty else { return [] }
         let longest = entries.map { slots[Int($0.sequence)].tokens.count }.max() ?? 0
