@@ -50,9 +50,11 @@ struct GapFillerChoice {
     }
 
     /// Records a gap step of `shape` (a hash of its sequences and gaps) that took `seconds`.
+    /// Steps of a fixed mode are not remembered: a pair is of two steps that were chosen here.
     mutating func record(shape: Int, filled: Bool, seconds: Double) {
+        guard mode == .measured else { return }
         defer { last = (shape, filled, seconds) }
-        guard mode == .measured, seconds > 0, let last, last.shape == shape, last.filled != filled, last.seconds > 0 else { return }
+        guard seconds > 0, let last, last.shape == shape, last.filled != filled, last.seconds > 0 else { return }
         let pair = filled ? last.seconds / seconds : seconds / last.seconds
         ratio = ratio.map { $0 + Self.pairWeight * (pair - $0) } ?? pair
     }

@@ -104,6 +104,14 @@ struct GapFillerTests {
         #expect((1.05...1.15).contains(choice.ratio ?? 0))
         let close = (0..<320).map { _ in choice.fills() }
         #expect(close.filter { !$0 }.count == 10)
+        // Steps of a fixed mode leave nothing behind: a measured choice then starts by filling.
+        var switched = GapFillerChoice()
+        switched.mode = .always
+        _ = switched.fills()
+        switched.record(shape: 3, filled: true, seconds: 1)
+        switched.mode = .measured
+        let firstMeasured = switched.fills()
+        #expect(firstMeasured && switched.ratio == nil)
         var always = GapFillerChoice(), never = GapFillerChoice()
         (always.mode, never.mode) = (.always, .never)
         let ways = (0..<5).map { _ in (always.fills(), never.fills()) }
